@@ -1,0 +1,5 @@
+import sys
+
+from mafvar.cli import main
+
+sys.exit(main())

@@ -1,0 +1,62 @@
+"""The `mafvar` command line: one entry point that fronts every package.
+
+Each package owns its sub-commands in its own `cli` module exposing
+`register(subparsers)`; this file only wires them together, so adding a
+command never means editing another package's code.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+# Order is the order shown in `mafvar --help`.
+COMMAND_MODULES = (
+    "engine.cli",
+    "vision.cli",
+    "sample_videos.cli",
+    "review.cli",
+    "app.cli",
+)
+
+
+class UserError(Exception):
+    """A problem with the user's input: printed as one clear message, exit 2."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="mafvar",
+        description="Video-assisted refereeing for sport Mafia.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name == name:  # the package has no CLI yet
+                continue
+            raise
+        module.register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handler = getattr(args, "handler", None)
+    if handler is None:
+        parser.print_help()
+        return 1
+    try:
+        return int(handler(args) or 0)
+    except UserError as exc:
+        print(f"mafvar {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
