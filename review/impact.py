@@ -1,0 +1,76 @@
+"""What a correction would have changed: who leaves, and who wins.
+
+The protocol is cut just after the corrected voting pass (later events are
+ignored, as the appeal rules say: MC 001 4.20.2), the judge's announced counts
+of that pass are replaced by the recount, and both versions are replayed by the
+engine. Comparing the two states says whether the correction changes who
+leaves the table and whether it decides the game at that moment.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.protocol import Protocol
+from engine.replay import replay
+
+from .recount import CallRecount
+
+
+@dataclass(frozen=True)
+class Impact:
+    changes_exit: bool
+    changes_result: bool
+    summary: str
+    as_played: str
+    corrected: str
+
+    def to_dict(self) -> dict:
+        return {"changes_exit": self.changes_exit, "changes_result": self.changes_result,
+                "summary": self.summary, "as_played": self.as_played, "corrected": self.corrected}
+
+
+def _describe(state) -> tuple[tuple[int, ...], str, str | None]:
+    """(seats that left by vote, a phrase, the fixed result) after the cut."""
+    s = state.vote
+    outcome = state.day_outcomes[-1] if state.day_outcomes else None
+    if s is not None and s.outcome is None:
+        if s.stage.value == "raise":
+            return (), f"seats {', '.join(map(str, s.tied))} tied again: raise vote", state.result
+        if s.tied:
+            return (), f"seats {', '.join(map(str, s.tied))} tied: revote", state.result
+    if outcome is None:
+        return (), "no decision", state.result
+    left = tuple(outcome.eliminated)
+    if left:
+        phrase = f"seat{'s' if len(left) > 1 else ''} {', '.join(map(str, left))} voted out"
+    else:
+        phrase = outcome.status.replace("_", " ")
+    return left, phrase, state.result
+
+
+def pass_impact(protocol: Protocol, pass_calls: list[CallRecount]) -> Impact:
+    """Impact of replacing one pass's announced counts with the recount."""
+    doc = protocol.to_dict()
+    last_event = max(c.event for c in pass_calls if c.event is not None)
+    events = doc["events"][: last_event + 1]
+    corrected = [dict(e) for e in events]
+    for c in pass_calls:
+        if c.event is None:
+            continue
+        ev = corrected[c.event]
+        ev["announced"] = c.recount
+        ev["voters"] = sorted(v.seat for v in c.voters if v.counted and v.reason != "default")
+    played_state = replay(Protocol.from_dict({**doc, "events": events})).final
+    fixed_state = replay(Protocol.from_dict({**doc, "events": corrected})).final
+    left_a, phrase_a, result_a = _describe(played_state)
+    left_b, phrase_b, result_b = _describe(fixed_state)
+    changes_exit = phrase_a != phrase_b
+    changes_result = result_a != result_b
+    if not changes_exit:
+        summary = f"no change: {phrase_a} either way"
+    else:
+        summary = f"as played: {phrase_a}; with the recount: {phrase_b}"
+    if changes_result:
+        summary += (f"; the result would be fixed as {result_b or 'open'} at that moment"
+                    f" (as played: {result_a or 'open'})")
+    return Impact(changes_exit, changes_result, summary, phrase_a, phrase_b)

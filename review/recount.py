@@ -1,0 +1,184 @@
+"""Vote recount: who voted, when and for whom, under the game's profile (rules-spec 4.1).
+
+Input: the engine timeline's vote-call intervals (each with its window) and,
+per seat, the fist placements the vision layer saw (time placed, time lifted,
+form). Output: per call the recounted number and a verdict for every eligible
+voter, plus the flags the rule checks turn into incidents. Pure functions: no
+video, no I/O.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Iterable, Mapping
+
+from engine.profiles import Profile
+from engine.timeline import Interval, Kind
+
+# Forms the vision layer reports for a hand on the table during a vote.
+GOOD_FORMS = frozenset({"thumb_up", "fist"})
+
+
+@dataclass(frozen=True)
+class Placement:
+    """A hand that landed on the table in a seat's zone during voting."""
+    seat: int
+    t_place: float
+    t_lift: float | None          # None: still down when observation stopped
+    form: str = "thumb_up"        # thumb_up | fist | palm | fingertip
+    confidence: float = 1.0
+
+
+@dataclass
+class Verdict:
+    seat: int
+    counted: bool
+    reason: str                   # in_window | early | default | late | wrong_form | second_vote | none
+    t_place: float | None = None
+    t_lift: float | None = None
+    form: str | None = None
+    confidence: float = 1.0
+    flags: list[str] = field(default_factory=list)   # incident types: early_vote, early_lift, ...
+
+
+@dataclass
+class CallRecount:
+    key: str
+    round: int
+    pass_index: int
+    candidate: int
+    event: int | None
+    t_call: float | None
+    window_open: float | None
+    window_close: float | None
+    announced: int | None
+    recount: int
+    voters: list[Verdict]         # counted and uncounted placements in this call, and defaults
+    defaults: list[int]
+    eligible: list[int] = field(default_factory=list)
+
+    @property
+    def differs(self) -> bool:
+        return self.announced is not None and self.announced != self.recount
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["pass"] = d.pop("pass_index")
+        d["voters"] = [{**asdict(v), "t_rel": None if v.t_place is None or self.t_call is None
+                        else round(v.t_place - self.t_call, 2)} for v in self.voters]
+        return d
+
+
+def _passes(intervals: Iterable[Interval]) -> list[list[Interval]]:
+    """Vote-call intervals grouped by (round, pass), in call order."""
+    groups: dict[tuple[int, int], list[Interval]] = {}
+    for iv in intervals:
+        if iv.kind is Kind.VOTE_CALL:
+            groups.setdefault((iv.round, iv.details["pass_index"]), []).append(iv)
+    return [sorted(g, key=lambda iv: iv.event if iv.event is not None else 0)
+            for _, g in sorted(groups.items())]
+
+
+def _closes_inclusive(profile: Profile) -> bool:
+    return profile.vote_window_closes == "on_thanks_inclusive"
+
+
+def _in_window(t: float, open_: float, close: float, inclusive: bool) -> bool:
+    return open_ <= t and (t <= close if inclusive else t < close)
+
+
+def recount_pass(calls: list[Interval], placements: Mapping[int, list[Placement]],
+                 profile: Profile) -> list[CallRecount]:
+    """Recount one voting pass (a list of candidate calls in order)."""
+    inclusive = _closes_inclusive(profile)
+    form_voids = profile.wrong_form in ("removal_vote_void",)
+    eligible = list(calls[0].details["eligible"]) if calls else []
+    verdicts: dict[int, list[Verdict]] = {c.key: [] for c in calls}
+    voted: set[int] = set()
+    for seat in eligible:
+        for pl in sorted(placements.get(seat, []), key=lambda p: p.t_place):
+            idx, reason = _assign(pl, calls, inclusive)
+            if idx is None:
+                continue  # outside this pass altogether
+            call = calls[idx]
+            v = Verdict(seat, False, reason, pl.t_place, pl.t_lift, pl.form, pl.confidence)
+            if seat in voted:
+                v.reason = "second_vote"
+                v.flags.append("double_vote")
+            elif reason == "late":
+                v.flags.append("late_vote")
+            elif pl.form not in GOOD_FORMS:
+                v.flags.append("wrong_form")
+                v.reason = "wrong_form"
+                v.counted = not form_voids
+                if v.counted:
+                    voted.add(seat)
+            else:
+                v.counted = True
+                voted.add(seat)
+                if reason == "early":
+                    v.flags.append("early_vote")
+            close = call.details.get("window_close")
+            if v.counted and close is not None and pl.t_lift is not None and pl.t_lift < close:
+                v.flags.append("early_lift")
+            verdicts[call.key].append(v)
+    out: list[CallRecount] = []
+    for i, call in enumerate(calls):
+        vs = verdicts[call.key]
+        defaults: list[int] = []
+        if i == len(calls) - 1 and profile.default_votes == "last_candidate":
+            defaults = [s for s in eligible if s not in voted]
+            vs = vs + [Verdict(s, True, "default") for s in defaults]
+        out.append(CallRecount(
+            key=call.key, round=call.round, pass_index=call.details["pass_index"],
+            candidate=call.details["candidate"], event=call.event, t_call=call.t0,
+            window_open=call.details.get("window_open"), window_close=call.details.get("window_close"),
+            announced=call.details.get("announced"), recount=sum(1 for v in vs if v.counted),
+            voters=vs, defaults=defaults, eligible=eligible))
+    return out
+
+
+def _assign(pl: Placement, calls: list[Interval], inclusive: bool) -> tuple[int | None, str]:
+    """Which call a placement belongs to, and how (rules-spec 4.1, rules 1 and the windows)."""
+    t = pl.t_place
+    lift = pl.t_lift if pl.t_lift is not None else float("inf")
+    for i, call in enumerate(calls):
+        open_, close = call.details.get("window_open"), call.details.get("window_close")
+        if open_ is None or close is None:
+            continue
+        if _in_window(t, open_, close, inclusive):
+            return i, "in_window"
+        if t < open_:
+            # Placed before this call's window: premature if still down when it opens
+            # (counted and flagged, rules-spec 4.1.1); otherwise late for the previous call.
+            if lift > open_:
+                return i, "early"
+            return (i - 1, "late") if i > 0 else (None, "")
+    last = calls[-1] if calls else None
+    if last is not None and last.details.get("window_close") is not None and t >= last.details["window_close"]:
+        # After the last "thank you": late only while the pass is still being counted.
+        end = last.t1 if last.t1 is not None else last.details["window_close"]
+        if t < end + 3.0:
+            return len(calls) - 1, "late"
+    return None, ""
+
+
+def recount(intervals: list[Interval], placements: Mapping[int, list[Placement]],
+            profile: Profile) -> list[CallRecount]:
+    """Recount every pass of the game."""
+    out: list[CallRecount] = []
+    for calls in _passes(intervals):
+        out.extend(recount_pass(calls, placements, profile))
+    return out
+
+
+def recount_accuracy(recounts: list[CallRecount], truth_votes: Mapping[tuple[int, int, int], set[int]]) -> float:
+    """Share of (call, eligible voter) cells where "this seat's vote counts for this
+    candidate" agrees with the truth. truth_votes: (round, pass, candidate) -> seats."""
+    cells = agree = 0
+    for rc in recounts:
+        counted = {v.seat for v in rc.voters if v.counted}
+        true = truth_votes.get((rc.round, rc.pass_index, rc.candidate), set())
+        for seat in rc.eligible:
+            cells += 1
+            agree += (seat in counted) == (seat in true)
+    return agree / cells if cells else 1.0

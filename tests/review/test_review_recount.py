@@ -1,0 +1,115 @@
+"""Vote recount under the profiles' windows, and the impact of a miscount."""
+from __future__ import annotations
+
+from engine.profiles import get_profile
+from engine.protocol import Protocol
+from engine.replay import replay
+from engine.timeline import build_timeline
+from review.impact import pass_impact
+from review.recount import Placement, recount, recount_accuracy
+
+ROLES = {2: "maf", 4: "maf", 8: "don", 3: "sheriff"}
+
+
+def protocol(announced5: int, announced7: int, profile: str = "mafclub-2023") -> Protocol:
+    """N0, day 1 nobody; night 1 kills 10; day 2 votes on 5 then 7 (MC window: call end → thanks)."""
+    seats = [{"seat": s, "role": ROLES.get(s, "civ")} for s in range(1, 11)]
+    ev = [{"type": "nightfall", "t": 0.0}, {"type": "morning", "t": 10.0},
+          {"type": "nightfall", "t": 20.0}]
+    ev += [{"type": "shot", "by": s, "target": 10, "t": 25.0} for s in (2, 4, 8)]
+    ev += [{"type": "morning", "t": 40.0},
+           {"type": "nominate", "by": 1, "target": 5, "t": 45.0},
+           {"type": "nominate", "by": 2, "target": 7, "t": 50.0},
+           {"type": "vote_announce", "t": 59.0, "candidates": [5, 7]},
+           {"type": "vote", "candidate": 5, "t": 60.0, "t_call_end": 61.0, "t_thanks": 62.5,
+            "announced": announced5},
+           {"type": "vote", "candidate": 7, "t": 64.0, "t_call_end": 65.0, "t_thanks": 66.5,
+            "announced": announced7}]
+    return Protocol.from_dict({"format": "mafvar-protocol", "version": 1,
+                               "game": {"profile": profile}, "seats": seats, "events": ev})
+
+
+def run(p: Protocol, placements):
+    rep = replay(p)
+    tl = build_timeline(p, rep)
+    return recount(tl, placements, rep.profile), rep
+
+
+def fist(seat, t, lift=None, form="thumb_up"):
+    return Placement(seat, t, t + 3.0 if lift is None else lift, form)
+
+
+def test_in_window_votes_count_and_the_rest_default_to_the_last_candidate():
+    p = protocol(5, 4)
+    pl = {s: [fist(s, 61.3)] for s in (1, 2, 3, 4, 6)}
+    rc, _ = run(p, pl)
+    assert [(c.candidate, c.recount) for c in rc] == [(5, 5), (7, 4)]
+    assert sorted(rc[1].defaults) == [5, 7, 8, 9]
+    assert not any(c.differs for c in rc)
+
+
+def test_vote_after_thank_you_is_void_under_mc_but_counts_under_sm():
+    pl = {1: [fist(1, 62.6, lift=63.5)]}  # just after "thank you" (62.5), lifted before call 7
+    rc, _ = run(protocol(0, 9), pl)
+    v = rc[0].voters[0]
+    assert not v.counted and "late_vote" in v.flags and rc[0].recount == 0
+    rc_sm, _ = run(protocol(1, 8, "sport-mafia"), {1: [fist(1, 62.5)]})  # on "thank you"
+    assert rc_sm[0].recount == 1
+
+
+def test_premature_fist_held_into_the_window_counts_and_is_flagged():
+    rc, _ = run(protocol(1, 8), {3: [fist(3, 60.2, lift=63.5)]})  # before the call ended
+    v = rc[0].voters[0]
+    assert v.counted and v.reason == "early" and "early_vote" in v.flags
+
+
+def test_lift_before_thank_you_counts_with_a_foul():
+    rc, _ = run(protocol(1, 8), {3: [fist(3, 61.2, lift=62.0)]})
+    v = rc[0].voters[0]
+    assert v.counted and "early_lift" in v.flags
+
+
+def test_palm_vote_is_void_under_mc_and_counts_under_ru():
+    rc, _ = run(protocol(0, 9), {6: [fist(6, 61.5, form="palm")]})
+    assert rc[0].recount == 0 and "wrong_form" in rc[0].voters[0].flags
+    rc_ru, _ = run(protocol(1, 8, "ru-club"), {6: [fist(6, 61.5, form="palm")]})
+    assert rc_ru[0].recount == 1
+
+
+def test_second_vote_is_ignored_and_flagged():
+    pl = {4: [fist(4, 61.2, lift=63.0), fist(4, 65.3, lift=67.0)]}
+    rc, _ = run(protocol(1, 9), pl)
+    assert rc[0].recount == 1
+    second = [v for v in rc[1].voters if v.seat == 4 and v.reason == "second_vote"]
+    assert second and "double_vote" in second[0].flags
+    assert 4 not in rc[1].defaults  # the first vote counted, so no default either
+
+
+def test_miscount_that_changes_who_leaves_is_found_with_its_impact():
+    # Nine at the table. The video shows 5 fists for 5 (so 4 for 7 with the defaults);
+    # the judge announced 4 and 5, and seat 7 left instead of seat 5.
+    p = protocol(4, 5)
+    pl = {s: [fist(s, 61.4)] for s in (1, 2, 3, 4, 6)}
+    rc, _ = run(p, pl)
+    assert [(c.candidate, c.announced, c.recount) for c in rc] == [(5, 4, 5), (7, 5, 4)]
+    imp = pass_impact(p, rc)
+    assert imp.changes_exit
+    assert "7 voted out" in imp.as_played and "5 voted out" in imp.corrected
+
+
+def test_miscount_without_consequence_is_reported_as_such():
+    p = protocol(6, 3)  # true: 5 and 4; 5 leaves either way
+    pl = {s: [fist(s, 61.4)] for s in (1, 2, 3, 4, 6)}
+    rc, _ = run(p, pl)
+    imp = pass_impact(p, rc)
+    assert not imp.changes_exit and not imp.changes_result and "either way" in imp.summary
+
+
+def test_recount_accuracy_counts_cells_over_eligible_voters():
+    p = protocol(5, 4)
+    pl = {s: [fist(s, 61.3)] for s in (1, 2, 3, 4, 6)}
+    rc, _ = run(p, pl)
+    truth = {(1, 0, 5): {1, 2, 3, 4, 6}, (1, 0, 7): {5, 7, 8, 9}}
+    assert recount_accuracy(rc, truth) == 1.0
+    truth_wrong = {(1, 0, 5): {1, 2, 3, 4}, (1, 0, 7): {5, 6, 7, 8, 9}}
+    assert recount_accuracy(rc, truth_wrong) == 1 - 2 / 18
