@@ -13,20 +13,28 @@ from dataclasses import dataclass
 from engine.protocol import Protocol
 from engine.replay import replay
 
+from .incidents import Impact
 from .recount import CallRecount
 
 
 @dataclass(frozen=True)
-class Impact:
-    changes_exit: bool
-    changes_result: bool
-    summary: str
+class PassImpact:
+    """The incident-level impact plus the two outcomes it compares."""
+    impact: Impact
     as_played: str
     corrected: str
 
-    def to_dict(self) -> dict:
-        return {"changes_exit": self.changes_exit, "changes_result": self.changes_result,
-                "summary": self.summary, "as_played": self.as_played, "corrected": self.corrected}
+    @property
+    def changes_exit(self) -> bool:
+        return self.impact.changes_exit
+
+    @property
+    def changes_result(self) -> bool:
+        return self.impact.changes_result
+
+    @property
+    def summary(self) -> str:
+        return self.impact.summary
 
 
 def _describe(state) -> tuple[tuple[int, ...], str, str | None]:
@@ -48,7 +56,7 @@ def _describe(state) -> tuple[tuple[int, ...], str, str | None]:
     return left, phrase, state.result
 
 
-def pass_impact(protocol: Protocol, pass_calls: list[CallRecount]) -> Impact:
+def pass_impact(protocol: Protocol, pass_calls: list[CallRecount]) -> PassImpact:
     """Impact of replacing one pass's announced counts with the recount."""
     doc = protocol.to_dict()
     last_event = max(c.event for c in pass_calls if c.event is not None)
@@ -73,4 +81,4 @@ def pass_impact(protocol: Protocol, pass_calls: list[CallRecount]) -> Impact:
     if changes_result:
         summary += (f"; the result would be fixed as {result_b or 'open'} at that moment"
                     f" (as played: {result_a or 'open'})")
-    return Impact(changes_exit, changes_result, summary, phrase_a, phrase_b)
+    return PassImpact(Impact(changes_exit, changes_result, summary), phrase_a, phrase_b)

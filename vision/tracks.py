@@ -1,0 +1,146 @@
+"""From per-frame seat states to tracks: intervals with onset, offset and confidence.
+
+A classifier says, frame by frame, "seat 6: fist on the table (thumb up), 0.8".
+A single frame proves nothing; a vote is a fist that lands and stays. This
+module applies hysteresis (enter above `on`, leave below `off`), a minimum
+duration, and gap bridging, per seat and state, and keeps the value (form,
+finger count, neighbour) that the frames agreed on most.
+
+Rule-free: the vocabulary of states is vision's own (see STATES).
+"""
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from typing import Iterable
+
+# What the classifiers report per seat. Values in brackets go in `value`.
+STATES = (
+    "mask_on", "mask_off", "mask_lifted",      # the eye band
+    "hand_at_mask",
+    "head_down", "arms_crossed",               # the night pose's parts
+    "hand_raised",                             # [fingers up: 1, 2, ...]
+    "shot",                                    # raised fingers flexing
+    "fingers_shown",                           # [count 0-5]
+    "pointing",
+    "fist_on_table",                           # [form: thumb_up, fist, palm, fingertip]
+    "touch",                                   # [neighbour seat]
+    "standing", "seat_empty",
+)
+
+
+@dataclass(frozen=True)
+class FrameState:
+    t: float
+    seat: int
+    state: str
+    confidence: float
+    value: str | None = None
+
+
+@dataclass(frozen=True)
+class Track:
+    seat: int
+    state: str
+    t0: float
+    t1: float
+    confidence: float
+    value: str | None = None
+    frames: int = 0
+
+    def covers(self, t: float, slack: float = 0.0) -> bool:
+        return self.t0 - slack <= t <= self.t1 + slack
+
+    def overlaps(self, a: float, b: float) -> bool:
+        return self.t0 <= b and self.t1 >= a
+
+    def to_dict(self) -> dict:
+        return {"seat": self.seat, "state": self.state, "t0": round(self.t0, 3), "t1": round(self.t1, 3),
+                "confidence": round(self.confidence, 3), "value": self.value, "frames": self.frames}
+
+
+@dataclass(frozen=True)
+class Smoothing:
+    on: float = 0.6            # confidence to enter a state
+    off: float = 0.4           # below this the state ends (between: keep)
+    min_frames: int = 2        # a state seen in fewer sampled frames is noise
+    max_gap: float = 0.5       # seconds of missing/low frames bridged inside a track
+
+
+DEFAULT = Smoothing()
+# Votes must "land and stay"; masks flicker when a hand passes the face.
+PER_STATE: dict[str, Smoothing] = {
+    "fist_on_table": Smoothing(on=0.6, off=0.4, min_frames=3, max_gap=0.3),
+    "mask_lifted": Smoothing(on=0.6, off=0.4, min_frames=3, max_gap=0.4),
+}
+
+
+@dataclass
+class _Open:
+    t0: float
+    t_last: float
+    confs: list[float] = field(default_factory=list)
+    values: Counter = field(default_factory=Counter)
+
+
+def build_tracks(frames: Iterable[FrameState], sample_times: dict[int, list[float]] | None = None,
+                 smoothing: dict[str, Smoothing] | None = None) -> list[Track]:
+    """Per (seat, state), hysteresis over the sampled frames.
+
+    `sample_times[seat]` lists every time the seat was looked at, so a frame in
+    which a state was *not* reported counts as confidence 0 (absence is
+    evidence); without it only reported frames are known and gaps decide.
+    """
+    rules = {**PER_STATE, **(smoothing or {})}
+    by_key: dict[tuple[int, str], dict[float, FrameState]] = defaultdict(dict)
+    for f in frames:
+        cur = by_key[(f.seat, f.state)].get(f.t)
+        if cur is None or f.confidence > cur.confidence:
+            by_key[(f.seat, f.state)][f.t] = f
+    tracks: list[Track] = []
+    for (seat, state), obs in by_key.items():
+        rule = rules.get(state, DEFAULT)
+        times = sorted(set(obs) | set((sample_times or {}).get(seat, ())))
+        tracks.extend(_hysteresis(seat, state, times, obs, rule))
+    tracks.sort(key=lambda tr: (tr.t0, tr.seat, tr.state))
+    return tracks
+
+
+def _hysteresis(seat: int, state: str, times: list[float], obs: dict[float, FrameState],
+                rule: Smoothing) -> list[Track]:
+    out: list[Track] = []
+    cur: _Open | None = None
+
+    def close(c: _Open) -> None:
+        if len(c.confs) >= rule.min_frames:
+            value = c.values.most_common(1)[0][0] if c.values else None
+            out.append(Track(seat, state, c.t0, c.t_last, sum(c.confs) / len(c.confs), value, len(c.confs)))
+
+    for t in times:
+        f = obs.get(t)
+        conf = f.confidence if f else 0.0
+        if cur is not None and t - cur.t_last > rule.max_gap and conf < rule.on:
+            close(cur)
+            cur = None
+        if cur is None:
+            if conf >= rule.on:
+                cur = _Open(t, t, [conf])
+                if f and f.value is not None:
+                    cur.values[f.value] += 1
+            continue
+        if conf >= rule.off:
+            cur.t_last = t
+            cur.confs.append(conf)
+            if f and f.value is not None:
+                cur.values[f.value] += 1
+        elif t - cur.t_last > rule.max_gap:
+            close(cur)
+            cur = None
+    if cur is not None:
+        close(cur)
+    return out
+
+
+def tracks_at(tracks: Iterable[Track], seat: int, state: str, a: float, b: float) -> list[Track]:
+    """The seat's tracks of a state overlapping [a, b]."""
+    return [tr for tr in tracks if tr.seat == seat and tr.state == state and tr.overlaps(a, b)]
