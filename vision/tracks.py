@@ -19,6 +19,7 @@ STATES = (
     "mask_on", "mask_off", "mask_lifted",      # the eye band
     "hand_at_mask",
     "head_down", "arms_crossed",               # the night pose's parts
+    "head_up", "arms_open",                    # ... and their breach, reported positively
     "hand_raised",                             # [fingers up: 1, 2, ...]
     "shot",                                    # raised fingers flexing
     "fingers_shown",                           # [count 0-5]

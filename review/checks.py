@@ -1,0 +1,264 @@
+"""Rule checks: what the seats did (tracks) inside what the rules allow (timeline).
+
+Each check reads the tracks that overlap a timeline interval and emits
+incidents for behaviour the interval does not permit. Times here are video
+seconds: the caller has already placed the timeline on the video clock
+(review.align). Vote-form and vote-timing findings come from the recount;
+miscounts carry their impact; the engine's protocol-only audit joins as
+protocol incidents.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+from engine.protocol import Protocol
+from engine.replay import Replay
+from engine.timeline import Interval, Kind, Permit
+from vision.tracks import Track
+
+from .impact import pass_impact
+from .incidents import Impact, Incident, IncidentType, Phase, Source, VIOLATION_OF, incident_id
+from .recount import CallRecount
+from .violations import cite
+
+T = IncidentType
+
+
+@dataclass(frozen=True)
+class CheckContext:
+    protocol: Protocol
+    replay: Replay
+    intervals: Sequence[Interval]       # on the video clock
+    tracks: Sequence[Track]
+    profile_name: str
+
+
+def _make(ctx: CheckContext, type_: IncidentType, seats, t0, t1, phase: Interval | None,
+          confidence: float, details: dict | None = None, impact: Impact | None = None,
+          extra: str = "", phase_label: str | None = None, phase_key: str | None = None) -> Incident:
+    code = VIOLATION_OF[type_]
+    clause, sanction = cite(code, ctx.profile_name) if code else ("", "")
+    label = phase_label or (phase.label if phase else "")
+    key = phase_key or (phase.key if phase else "")
+    return Incident(
+        id=incident_id(type_, seats, key, t0, extra), type=type_, seats=tuple(sorted(seats)),
+        t0=None if t0 is None else round(t0, 2), t1=None if t1 is None else round(t1, 2),
+        phase=Phase(label, key), confidence=round(float(confidence), 3), violation=code,
+        clause=clause, sanction=sanction, impact=impact or Impact(), details=details or {},
+        source=Source.VIDEO)
+
+
+def _of(tracks: Iterable[Track], *states: str) -> list[Track]:
+    return [tr for tr in tracks if tr.state in states]
+
+
+def _kinds(ctx: CheckContext, *kinds: Kind) -> list[Interval]:
+    return [iv for iv in ctx.intervals if iv.kind in kinds and iv.timed]
+
+
+def _permitted(ctx: CheckContext, seat: int, permit: Permit, a: float, b: float) -> bool:
+    """Is [a, b] mostly inside an interval that grants `permit` to the seat?"""
+    need = (b - a) * 0.5
+    got = 0.0
+    for iv in ctx.intervals:
+        if iv.timed and iv.allowed(seat, permit):
+            got += max(0.0, min(b, iv.t1) - max(a, iv.t0))
+    return got > need if b > a else any(
+        iv.timed and iv.allowed(seat, permit) and iv.t0 <= a <= iv.t1 for iv in ctx.intervals)
+
+
+# ------------------------------------------------------------------ night checks
+
+def check_masking(ctx: CheckContext) -> list[Incident]:
+    """V1: mask still off when the time allowed after "Night" has run out."""
+    out = []
+    for iv in _kinds(ctx, Kind.MASKING):
+        deadline = iv.t1
+        for seat in iv.in_game:
+            late = [tr for tr in _of(ctx.tracks, "mask_off", "mask_lifted")
+                    if tr.seat == seat and tr.t0 <= deadline + 0.2 and tr.t1 > deadline + 0.3]
+            if late:
+                tr = max(late, key=lambda x: x.t1)
+                on = next((m.t0 for m in _of(ctx.tracks, "mask_on") if m.seat == seat and m.t0 >= deadline), tr.t1)
+                out.append(_make(ctx, T.MASK_LATE, (seat,), iv.t0, on, iv, tr.confidence,
+                                 {"nightfall": iv.t0, "deadline": deadline, "mask_on_at": on,
+                                  "late_by": round(on - deadline, 2)}))
+    return out
+
+
+def _night_spans(ctx: CheckContext) -> list[tuple[Interval, float, float]]:
+    """Nights after their masking window: when every seat must keep the night pose."""
+    out = []
+    masking = {iv.round: iv for iv in _kinds(ctx, Kind.MASKING)}
+    for night in _kinds(ctx, Kind.NIGHT):
+        m = masking.get(night.round)
+        start = m.t1 if m is not None else night.t0
+        out.append((night, start, night.t1))
+    return out
+
+
+def check_night_behaviour(ctx: CheckContext) -> list[Incident]:
+    """V4 peeking, V3 hand at the mask, V5 pose, V10 touching, V15 standing, at night."""
+    out = []
+    spec = [("mask_lifted", T.PEEK, Permit.UNMASK), ("mask_off", T.PEEK, Permit.UNMASK),
+            ("hand_at_mask", T.MASK_TOUCH, Permit.UNMASK), ("touch", T.TOUCH_NIGHT, None),
+            ("standing", T.STAND_UP, None)]
+    for night, a, b in _night_spans(ctx):
+        for tr in ctx.tracks:
+            if tr.seat not in night.in_game or not tr.overlaps(a, b):
+                continue
+            t0, t1 = max(tr.t0, a), min(tr.t1, b)
+            if t1 - t0 < 0.3:
+                continue
+            for state, type_, permit in spec:
+                if tr.state != state:
+                    continue
+                if permit is not None and _permitted(ctx, tr.seat, permit, t0, t1):
+                    continue
+                seats = (tr.seat,) if state != "touch" or tr.value is None else (tr.seat, int(tr.value))
+                out.append(_make(ctx, type_, seats, t0, t1, night, tr.confidence,
+                                 {"state": tr.state, "value": tr.value}))
+            if tr.state in ("head_up", "arms_open"):
+                if not _permitted(ctx, tr.seat, Permit.MOVE, t0, t1) and not _permitted(ctx, tr.seat, Permit.UNMASK, t0, t1):
+                    out.append(_make(ctx, T.NIGHT_POSE, (tr.seat,), t0, t1, night, tr.confidence,
+                                     {"state": tr.state}))
+    return out
+
+
+def check_shooting(ctx: CheckContext) -> list[Incident]:
+    """V6 a non-mafia hand up during the shooting; V7 shot gestures vs the recorded shots;
+    V8 gestures between "Night" and the shooting."""
+    out = []
+    for sh in _kinds(ctx, Kind.SHOOTING):
+        for tr in _of(ctx.tracks, "hand_raised", "shot"):
+            if tr.seat in sh.in_game and tr.overlaps(sh.t0, sh.t1) and not sh.allowed(tr.seat, Permit.RAISE_HAND):
+                out.append(_make(ctx, T.FALSE_SHOT, (tr.seat,), max(tr.t0, sh.t0), min(tr.t1, sh.t1), sh,
+                                 tr.confidence, {"state": tr.state, "fingers": tr.value}))
+        calls = [iv for iv in _kinds(ctx, Kind.SHOOTING_CALL) if iv.round == sh.round]
+        recorded = {}
+        for i, ev in enumerate(ctx.protocol.events):
+            st = ctx.replay.states[i]
+            if ev.type == "shot" and st.round == sh.round:
+                recorded[ev.by] = ev.target
+        for seat in sh.seats:
+            flexes = [tr for tr in _of(ctx.tracks, "shot") if tr.seat == seat and tr.overlaps(sh.t0, sh.t1)]
+            seen = []
+            for tr in flexes:
+                call = next((c for c in calls if c.t0 <= tr.t0 < c.t1), None)
+                if call is not None:
+                    seen.append((call.details["called"], tr))
+            targets = sorted({s for s, _ in seen})
+            want = recorded.get(seat)
+            if len(targets) > 1 or (targets and want is not None and targets[0] != want) or \
+                    (want is not None and calls and not targets and flexes):
+                tr = seen[0][1] if seen else flexes[0]
+                out.append(_make(ctx, T.SHOT_MISMATCH, (seat,), tr.t0, tr.t1, sh, tr.confidence,
+                                 {"seen_targets": targets, "recorded_target": want}))
+        masking = next((m for m in _kinds(ctx, Kind.MASKING) if m.round == sh.round), None)
+        if masking is not None:
+            for tr in _of(ctx.tracks, "hand_raised", "shot", "fingers_shown", "pointing"):
+                if tr.seat in sh.in_game and tr.overlaps(masking.t1, sh.t0 - 0.3) and tr.t0 < sh.t0 - 0.3:
+                    out.append(_make(ctx, T.EARLY_GESTURE, (tr.seat,), max(tr.t0, masking.t1),
+                                     min(tr.t1, sh.t0), sh, tr.confidence, {"state": tr.state}))
+    return out
+
+
+def check_checks(ctx: CheckContext) -> list[Incident]:
+    """V9: someone else pointing or showing numbers while the Don or Sheriff checks."""
+    out = []
+    for iv in _kinds(ctx, Kind.DON_CHECK, Kind.SHERIFF_CHECK):
+        for tr in _of(ctx.tracks, "pointing", "fingers_shown", "hand_raised"):
+            if tr.seat in iv.in_game and tr.overlaps(iv.t0, iv.t1) and not iv.allowed(tr.seat, Permit.GESTURE):
+                out.append(_make(ctx, T.CHECK_POINTING, (tr.seat,), max(tr.t0, iv.t0), min(tr.t1, iv.t1),
+                                 iv, tr.confidence, {"state": tr.state, "checker": list(iv.seats)}))
+    return out
+
+
+# ------------------------------------------------------------------ day checks
+
+def check_day_behaviour(ctx: CheckContext) -> list[Incident]:
+    """V11 touching a neighbour, V15 standing up, V22 gestures while voting."""
+    out = []
+    for day in _kinds(ctx, Kind.DAY):
+        for tr in _of(ctx.tracks, "touch", "standing"):
+            if tr.seat in day.in_game and tr.overlaps(day.t0, day.t1) and tr.t1 - tr.t0 >= 0.3:
+                type_ = T.TOUCH_DAY if tr.state == "touch" else T.STAND_UP
+                seats = (tr.seat,) if tr.state != "touch" or tr.value is None else (tr.seat, int(tr.value))
+                out.append(_make(ctx, type_, seats, max(tr.t0, day.t0), min(tr.t1, day.t1), day,
+                                 tr.confidence, {"state": tr.state}))
+    for v in _kinds(ctx, Kind.VOTING):
+        for tr in _of(ctx.tracks, "pointing", "fingers_shown", "hand_raised"):
+            if tr.seat in v.in_game and tr.overlaps(v.t0, v.t1):
+                out.append(_make(ctx, T.VOTE_GESTURE, (tr.seat,), max(tr.t0, v.t0), min(tr.t1, v.t1), v,
+                                 tr.confidence, {"state": tr.state, "value": tr.value}))
+    return out
+
+
+# ------------------------------------------------------------------ votes
+
+_FLAG_TYPES = {"early_vote": T.EARLY_VOTE, "early_lift": T.EARLY_LIFT, "wrong_form": T.WRONG_FORM,
+               "double_vote": T.DOUBLE_VOTE, "late_vote": T.LATE_VOTE}
+
+
+def vote_incidents(ctx: CheckContext, recounts: Sequence[CallRecount]) -> list[Incident]:
+    """Flags from the recount (V16, V17, V18, V20, V21) and miscounts with their impact."""
+    calls = {iv.key: iv for iv in ctx.intervals if iv.kind is Kind.VOTE_CALL}
+    out = []
+    for rc in recounts:
+        iv = calls.get(rc.key)
+        for v in rc.voters:
+            for flag in v.flags:
+                t1 = v.t_lift if v.t_lift is not None else v.t_place
+                out.append(_make(ctx, _FLAG_TYPES[flag], (v.seat,), v.t_place, t1, iv, v.confidence,
+                                 {"candidate": rc.candidate, "counted": v.counted, "form": v.form,
+                                  "window": [rc.window_open, rc.window_close], "reason": v.reason}))
+    passes: dict[tuple[int, int], list[CallRecount]] = {}
+    for rc in recounts:
+        passes.setdefault((rc.round, rc.pass_index), []).append(rc)
+    for group in passes.values():
+        wrong = [rc for rc in group if rc.differs]
+        if not wrong:
+            continue
+        imp = pass_impact(ctx.protocol, group)
+        for rc in wrong:
+            iv = calls.get(rc.key)
+            seen = sorted(v.seat for v in rc.voters if v.counted and v.reason != "default")
+            conf = min([v.confidence for v in rc.voters if v.counted] or [1.0])
+            out.append(_make(ctx, T.MISCOUNT, (rc.candidate,), rc.t_call, rc.window_close, iv, conf,
+                             {"candidate": rc.candidate, "announced": rc.announced, "recount": rc.recount,
+                              "voters_seen": seen, "defaults": rc.defaults,
+                              "as_played": imp.as_played, "corrected": imp.corrected},
+                             impact=imp.impact))
+    return out
+
+
+def protocol_incidents(ctx: CheckContext) -> list[Incident]:
+    """The engine's protocol-only audit findings (judge errors), as incidents."""
+    out = []
+    for n, issue in enumerate(ctx.replay.issues):
+        if issue.severity.value != "audit":
+            continue
+        ev = ctx.protocol.events[issue.event] if issue.event is not None and issue.event < len(ctx.protocol.events) else None
+        t = ev.t if ev is not None else None
+        key = f"event {issue.event}" if issue.event is not None else "game"
+        out.append(Incident(
+            id=incident_id(T.PROTOCOL_AUDIT, (), key, t, f"{issue.code}:{n}"), type=T.PROTOCOL_AUDIT,
+            seats=(), t0=t, t1=t, phase=Phase(f"protocol event {issue.event}" if ev else "protocol", key),
+            confidence=1.0, clause=issue.clause, sanction="judge error: see the appeal rules (rules-spec §4.2, §5)",
+            details={"code": issue.code, "message": issue.message, "event": issue.event},
+            source=Source.PROTOCOL))
+    return out
+
+
+ALL_CHECKS = (check_masking, check_night_behaviour, check_shooting, check_checks, check_day_behaviour)
+
+
+def run_checks(ctx: CheckContext, recounts: Sequence[CallRecount]) -> list[Incident]:
+    found: dict[str, Incident] = {}
+    for check in ALL_CHECKS:
+        for inc in check(ctx):
+            found.setdefault(inc.id, inc)
+    for inc in vote_incidents(ctx, recounts) + protocol_incidents(ctx):
+        found.setdefault(inc.id, inc)
+    return list(found.values())

@@ -1,0 +1,102 @@
+"""Rule checks: tracks inside timeline intervals become incidents with clauses."""
+from __future__ import annotations
+
+from engine.protocol import Protocol
+from engine.replay import replay
+from engine.timeline import build_timeline
+from review.checks import CheckContext, run_checks
+from review.recount import Placement, recount
+from vision.tracks import Track
+
+ROLES = {2: "maf", 4: "maf", 8: "don", 3: "sheriff"}
+
+
+def game(profile="mafclub-2023", announced=(4, 5)):
+    seats = [{"seat": s, "role": ROLES.get(s, "civ")} for s in range(1, 11)]
+    ev = [{"type": "nightfall", "t": 0.0}, {"type": "morning", "t": 10.0},
+          {"type": "nightfall", "t": 20.0}]
+    ev += [{"type": "shooting_call", "seat": s, "t": 24.0 + i} for i, s in enumerate(range(1, 11))]
+    ev += [{"type": "shot", "by": s, "target": 10, "t": 33.0} for s in (2, 4, 8)]
+    ev += [{"type": "don_check", "target": 3, "t": 35.0, "t_end": 40.0},
+           {"type": "sheriff_check", "target": 2, "t": 41.0, "t_end": 46.0},
+           {"type": "morning", "t": 50.0},
+           {"type": "nominate", "by": 1, "target": 5, "t": 55.0},
+           {"type": "nominate", "by": 2, "target": 7, "t": 56.0},
+           {"type": "vote_announce", "t": 59.0, "candidates": [5, 7]},
+           {"type": "vote", "candidate": 5, "t": 60.0, "t_call_end": 61.0, "t_thanks": 62.5, "announced": announced[0]},
+           {"type": "vote", "candidate": 7, "t": 64.0, "t_call_end": 65.0, "t_thanks": 66.5, "announced": announced[1]}]
+    return Protocol.from_dict({"format": "mafvar-protocol", "version": 1, "game": {"profile": profile},
+                               "seats": seats, "events": ev})
+
+
+HONEST = {s: [Placement(s, 61.5, 64.0)] for s in (1, 2, 3, 4, 6)}  # 5 for seat 5, 4 default to 7
+
+
+def check(tracks, placements=None, profile="mafclub-2023", announced=(5, 4)):
+    p = game(profile, announced)
+    rep = replay(p)
+    tl = build_timeline(p, rep)
+    ctx = CheckContext(p, rep, tl, tracks, profile)
+    return run_checks(ctx, recount(tl, HONEST if placements is None else placements, rep.profile))
+
+
+def types(incidents, source="video"):
+    return sorted((i.type.value, i.seats) for i in incidents if i.source.value == source)
+
+
+def test_clean_tracks_give_no_video_incidents():
+    tracks = [Track(s, "mask_on", 20.5, 49.0, 0.9) for s in range(1, 11)]
+    assert types(check(tracks)) == []
+
+
+def test_late_mask_is_flagged_with_the_profile_clause():
+    tracks = [Track(6, "mask_off", 20.0, 25.0, 0.9), Track(6, "mask_on", 25.1, 49.0, 0.9)]
+    inc = [i for i in check(tracks) if i.type.value == "mask_late"]
+    assert len(inc) == 1 and inc[0].seats == (6,)
+    assert inc[0].clause.startswith("MC 000 4.3.10") and inc[0].details["late_by"] == 2.1
+
+
+def test_peeking_outside_the_own_wake_is_flagged_but_the_sheriff_checking_is_not():
+    tracks = [Track(7, "mask_lifted", 30.0, 31.5, 0.8),      # civilian peeks during the shooting
+              Track(3, "mask_off", 41.5, 45.0, 0.9)]          # Sheriff during his own check
+    assert types(check(tracks)) == [("peek", (7,))]
+
+
+def test_red_hand_raised_during_shooting_and_pointing_during_a_check():
+    tracks = [Track(6, "hand_raised", 27.0, 28.0, 0.9, "1"),  # civilian: V6
+              Track(2, "hand_raised", 27.0, 28.0, 0.9, "1"),  # mafia: allowed
+              Track(5, "pointing", 36.0, 37.0, 0.8)]          # V9 during the Don's check
+    assert types(check(tracks)) == [("check_pointing", (5,)), ("false_shot", (6,))]
+
+
+def test_shot_at_another_number_than_recorded():
+    # seat 4's fingers flex at call 7 (t 30-31) while the protocol says all shot 10
+    tracks = [Track(4, "shot", 30.2, 30.8, 0.8), Track(2, "shot", 33.1, 33.6, 0.8)]
+    inc = [i for i in check(tracks) if i.type.value == "shot_mismatch"]
+    assert [(i.seats, i.details["seen_targets"]) for i in inc] == [((4,), [7])]
+
+
+def test_vote_flags_and_the_miscount_with_impact():
+    fists = {1: [Placement(1, 61.2, 64.0)], 2: [Placement(2, 60.3, 64.0)],   # 2 placed early
+             3: [Placement(3, 61.2, 62.0)],                                 # 3 lifted early
+             4: [Placement(4, 61.3, 64.0)], 6: [Placement(6, 61.3, 64.0)]}
+    incidents = check([], fists, announced=(4, 5))
+    got = types(incidents)
+    assert ("early_vote", (2,)) in got and ("early_lift", (3,)) in got
+    mis = [i for i in incidents if i.type.value == "miscount"]
+    assert {i.seats for i in mis} == {(5,), (7,)}
+    assert all(i.impact.changes_exit for i in mis)
+    assert mis[0].details["announced"] != mis[0].details["recount"]
+
+
+def test_protocol_audit_findings_join_the_list():
+    incidents = check([], {}, announced=(3, 3))  # 6 of 9 voters announced
+    audits = [i for i in incidents if i.source.value == "protocol"]
+    assert audits and all(i.clause or i.details["code"] for i in audits)
+
+
+def test_incident_ids_are_stable_across_runs():
+    tracks = [Track(7, "mask_lifted", 30.0, 31.5, 0.8)]
+    a = {i.id for i in check(tracks)}
+    b = {i.id for i in check(tracks)}
+    assert a == b and a
