@@ -1,0 +1,368 @@
+"""Alignment: place the engine's timeline on the video clock.
+
+Three kinds of evidence, in order of trust:
+- manual anchors ("night 2 starts at 41:12") from a judge;
+- marks seen in the recording: the judge's call cues in the audio track, most
+  seats masking within seconds (nightfall), masks coming off (morning), fists
+  landing together (a vote call);
+- the protocol's own times, mapped by a fitted clock (offset and drift).
+
+Marks are matched to the expected sequence of the game with an ordered
+(monotone) matching, never nearest-neighbour, so one missed nightfall cannot
+shift every later night. Intervals without a matched mark are placed between
+their neighbours and get a lower confidence.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Callable, Iterable, Mapping, Sequence
+
+import numpy as np
+
+from engine.timeline import Interval, Kind
+from vision.tracks import Track
+
+# Keys in Interval.details that hold protocol-clock times.
+TIME_DETAILS = ("window_open", "window_close", "t_call_end", "t_call2", "t_thanks")
+# Typical judge timing, used only where neither the protocol nor the video says.
+CALL_SECONDS = 1.0       # "who votes against number N"
+WINDOW_SECONDS = 1.5     # call end to "thank you"
+
+
+@dataclass(frozen=True)
+class Mark:
+    """An observed moment on the video clock."""
+    kind: str            # nightfall | morning | vote_call | thanks
+    t: float
+    confidence: float
+    source: str          # audio | video | manual
+
+
+@dataclass(frozen=True)
+class Expected:
+    kind: str
+    key: str             # the interval key the mark anchors
+    t: float | None      # protocol time, if any
+    order: int
+
+
+@dataclass(frozen=True)
+class Clock:
+    offset: float = 0.0
+    drift: float = 1.0
+
+    def __call__(self, t: float | None) -> float | None:
+        return None if t is None else self.offset + self.drift * t
+
+
+@dataclass(frozen=True)
+class Placement:
+    interval: Interval           # times on the video clock
+    confidence: float
+    anchored_by: str             # manual | audio | video | protocol | interpolated
+
+
+@dataclass(frozen=True)
+class Alignment:
+    placements: tuple[Placement, ...]
+    clock: Clock | None
+    matched: Mapping[str, Mark]  # expected key (kind:key) -> mark
+    unmatched_expected: tuple[str, ...]
+
+    @property
+    def intervals(self) -> list[Interval]:
+        return [p.interval for p in self.placements]
+
+    def to_dict(self) -> dict:
+        return {"format": "mafvar-alignment", "version": 1,
+                "clock": None if self.clock is None else {"offset": self.clock.offset, "drift": self.clock.drift},
+                "matched": {k: {"t": m.t, "source": m.source, "confidence": m.confidence}
+                            for k, m in self.matched.items()},
+                "unmatched": list(self.unmatched_expected),
+                "intervals": [{**p.interval.to_dict(), "confidence": round(p.confidence, 3),
+                               "anchored_by": p.anchored_by} for p in self.placements]}
+
+
+# ------------------------------------------------------------------ marks from the recording
+
+def audio_marks(audio, tones: Mapping[str, Sequence[float]] | None = None) -> list[Mark]:
+    """The judge's call cues in the audio track (vision.audio.Audio).
+
+    `tones` maps a cue to its frequencies; the default is the convention of
+    mafvar's synthetic games (sample_videos/audio.py). A tournament with an
+    electronic clicker sets its own."""
+    from vision.audio import band_energy, onsets
+    tones = tones or {"vote_call": (1000.0,), "thanks": (1500.0,),
+                      "nightfall": (1200.0, 800.0), "morning": (800.0, 1200.0)}
+    if audio is None or audio.samples.size == 0:
+        return []
+    hits: dict[float, list[tuple[float, float]]] = {}
+    for f in sorted({f for fs in tones.values() for f in fs}):
+        env = band_energy(audio, f - 40.0, f + 40.0, win=0.04, hop=0.01)
+        hits[f] = [(t, 1.0) for t in onsets(env, rise_db=15.0, min_gap=0.3)]
+    out: list[Mark] = []
+    used: set[tuple[float, float]] = set()
+    # Two-tone cues first: a falling or rising pair 0.2 s apart.
+    for kind, fs in tones.items():
+        if len(fs) != 2:
+            continue
+        for t, _ in hits[fs[0]]:
+            if any(abs(t2 - (t + 0.2)) < 0.08 for t2, _ in hits[fs[1]]):
+                out.append(Mark(kind, round(t, 3), 0.95, "audio"))
+                used.add((fs[0], t))
+                used.update((fs[1], t2) for t2, _ in hits[fs[1]] if abs(t2 - (t + 0.2)) < 0.08)
+    for kind, fs in tones.items():
+        if len(fs) != 1:
+            continue
+        for t, _ in hits[fs[0]]:
+            if (fs[0], t) not in used:
+                out.append(Mark(kind, round(t, 3), 0.9, "audio"))
+    return sorted(out, key=lambda m: m.t)
+
+
+def _clusters(times: Sequence[float], span: float, min_count: int) -> list[tuple[float, int]]:
+    """Groups of onsets within `span` seconds: (first onset, size)."""
+    ts = sorted(times)
+    out, i = [], 0
+    while i < len(ts):
+        j = i
+        while j + 1 < len(ts) and ts[j + 1] - ts[i] <= span:
+            j += 1
+        if j - i + 1 >= min_count:
+            out.append((ts[i], j - i + 1))
+            i = j + 1
+        else:
+            i += 1
+    return out
+
+
+def video_marks(tracks: Iterable[Track], seats: int = 10) -> list[Mark]:
+    """Nightfalls (most seats masking together), mornings (masks off together) and
+    vote calls (fists landing together) from the seat tracks."""
+    tracks = list(tracks)
+    need = max(3, seats // 2)
+    out = []
+    for state, kind in (("mask_on", "nightfall"), ("mask_off", "morning")):
+        onsets = [tr.t0 for tr in tracks if tr.state == state]
+        for t, n in _clusters(onsets, 4.0, need):
+            # masks go on within ~1 s of the call: the cluster starts just after it
+            out.append(Mark(kind, round(t - 0.5, 3), min(1.0, n / seats), "video"))
+    fists = [tr.t0 for tr in tracks if tr.state == "fist_on_table"]
+    for t, n in _clusters(fists, 1.2, 2):
+        # fists land after the call ends: the call started about a call's length before
+        out.append(Mark("vote_call", round(t - CALL_SECONDS - 0.3, 3), min(1.0, 0.5 + n / 10), "video"))
+    return sorted(out, key=lambda m: m.t)
+
+
+# ------------------------------------------------------------------ what the game expects
+
+def expected_marks(intervals: Sequence[Interval]) -> list[Expected]:
+    out = []
+    for iv in intervals:
+        if iv.kind is Kind.NIGHT:
+            out.append(Expected("nightfall", iv.key, iv.t0, iv.event or 0))
+            end = iv.details.get("ended_by")
+            if end is not None:
+                out.append(Expected("morning", iv.key, iv.t1, end))
+        elif iv.kind in (Kind.VOTE_CALL, Kind.RAISE_VOTE):
+            out.append(Expected("vote_call", iv.key, iv.t0, iv.event or 0))
+            out.append(Expected("thanks", iv.key, iv.details.get("window_close"), iv.event or 0))
+    out.sort(key=lambda e: (e.order, 0 if e.kind in ("nightfall", "vote_call") else 1))
+    return out
+
+
+def ordered_match(expected: Sequence[Expected], marks: Sequence[Mark],
+                  predicted: Callable[[Expected], float | None] | None = None,
+                  tolerance: float = 3.0) -> dict[int, Mark]:
+    """Monotone matching of expected marks to observed ones (same kind).
+
+    Maximises the summed confidence (minus a distance penalty when a predicted
+    time exists); both sequences keep their order. O(n·m) dynamic programming."""
+    n, m = len(expected), len(marks)
+    score = np.zeros((n + 1, m + 1))
+    move = np.zeros((n + 1, m + 1), dtype=np.int8)  # 0 skip expected, 1 skip mark, 2 match
+    for i in range(1, n + 1):
+        for j in range(1, m + 1):
+            best, how = score[i - 1, j], 0
+            if score[i, j - 1] > best:
+                best, how = score[i, j - 1], 1
+            e, mk = expected[i - 1], marks[j - 1]
+            if e.kind == mk.kind:
+                gain = mk.confidence
+                p = predicted(e) if predicted else None
+                if p is not None:
+                    d = abs(p - mk.t)
+                    gain = gain - d / tolerance if d <= tolerance else -1.0
+                if gain > 0 and score[i - 1, j - 1] + gain > best:
+                    best, how = score[i - 1, j - 1] + gain, 2
+            score[i, j], move[i, j] = best, how
+    out: dict[int, Mark] = {}
+    i, j = n, m
+    while i > 0 and j > 0:
+        how = move[i, j]
+        if how == 2:
+            out[i - 1] = marks[j - 1]
+            i, j = i - 1, j - 1
+        elif how == 1:
+            j -= 1
+        else:
+            i -= 1
+    return out
+
+
+def fit_clock(pairs: Sequence[tuple[float, float]]) -> Clock:
+    """Least-squares offset and drift from (protocol t, video t) pairs, one outlier pass."""
+    if not pairs:
+        return Clock()
+    a = np.array(pairs, dtype=float)
+    if len(a) == 1 or np.ptp(a[:, 0]) < 1.0:
+        return Clock(float(np.median(a[:, 1] - a[:, 0])), 1.0)
+    for _ in range(2):
+        drift, offset = np.polyfit(a[:, 0], a[:, 1], 1)
+        resid = np.abs(a[:, 1] - (offset + drift * a[:, 0]))
+        keep = resid <= max(1.0, 3 * np.median(resid))
+        if keep.all() or keep.sum() < 2:
+            break
+        a = a[keep]
+    return Clock(float(offset), float(drift))
+
+
+def _coarse_offset(expected: Sequence[Expected], marks: Sequence[Mark]) -> float:
+    """The offset that lines up the most marks within 1.5 s (a vote over candidate shifts)."""
+    best, best_n = 0.0, -1
+    cands = {round(m.t - e.t, 1) for e in expected for m in marks
+             if e.t is not None and e.kind == m.kind and e.kind in ("nightfall", "morning")}
+    cands.add(0.0)
+    for off in cands:
+        n = sum(1 for e in expected if e.t is not None
+                for m in marks if m.kind == e.kind and abs(m.t - (e.t + off)) <= 1.5)
+        if n > best_n or (n == best_n and abs(off) < abs(best)):
+            best, best_n = off, n
+    return best
+
+
+# ------------------------------------------------------------------ placing intervals
+
+def _map_interval(iv: Interval, f: Callable[[float | None], float | None]) -> Interval:
+    details = dict(iv.details)
+    for k in TIME_DETAILS:
+        if details.get(k) is not None:
+            details[k] = f(details[k])
+    return replace(iv, t0=f(iv.t0), t1=f(iv.t1), details=details)
+
+
+def align(intervals: Sequence[Interval], marks: Sequence[Mark] = (),
+          anchors: Mapping[str, float] | None = None, use_protocol_times: bool = True) -> Alignment:
+    """Place every interval on the video clock.
+
+    anchors: interval key (e.g. "r2.night") or "kind:key" -> video time, set by a
+    person; they are matched first and override everything near them."""
+    expected = expected_marks(intervals)
+    pinned: dict[int, Mark] = {}
+    for k, t in (anchors or {}).items():
+        kind, key = k.split(":", 1) if ":" in k else (None, k)
+        for i, e in enumerate(expected):
+            if e.key == key and (kind is None or e.kind == kind):
+                pinned[i] = Mark(e.kind, float(t), 1.0, "manual")
+                break
+    marks = sorted(marks, key=lambda m: m.t)
+    timed = use_protocol_times and any(e.t is not None for e in expected)
+    clock = None
+    if timed:
+        off = _coarse_offset(expected, marks)
+        matches = _match_around(expected, marks, pinned, lambda e: None if e.t is None else e.t + off)
+        pairs = [(expected[i].t, mk.t) for i, mk in matches.items() if expected[i].t is not None]
+        clock = fit_clock(pairs) if len(pairs) >= 2 else Clock(off)
+        # refit the matching with the fitted clock, then the clock with the matching
+        matches = _match_around(expected, marks, pinned, lambda e: clock(e.t), tolerance=2.0)
+        pairs = [(expected[i].t, mk.t) for i, mk in matches.items() if expected[i].t is not None]
+        if len(pairs) >= 2:
+            clock = fit_clock(pairs)
+    else:
+        matches = _match_around(expected, marks, pinned)
+    matched = {f"{expected[i].kind}:{expected[i].key}": mk for i, mk in matches.items()}
+    unmatched = tuple(f"{e.kind}:{e.key}" for i, e in enumerate(expected) if i not in matches)
+    placements = _place(intervals, matched, clock)
+    return Alignment(tuple(placements), clock, matched, unmatched)
+
+
+def _match_around(expected: Sequence[Expected], marks: Sequence[Mark], pinned: Mapping[int, Mark],
+                  predicted=None, tolerance: float = 3.0) -> dict[int, Mark]:
+    """Ordered matching between manual anchors: each anchor fixes its own mark,
+    and the segments before, between and after them are matched separately, with
+    only the marks that fall in the matching time span."""
+    out = dict(pinned)
+    cuts = sorted(pinned)
+    bounds = [(-1, float("-inf"))] + [(i, pinned[i].t) for i in cuts] + [(len(expected), float("inf"))]
+    for (i0, t0), (i1, t1) in zip(bounds, bounds[1:]):
+        seg = list(range(i0 + 1, i1))
+        seg_marks = [m for m in marks if t0 < m.t < t1]
+        if not seg or not seg_marks:
+            continue
+        found = ordered_match([expected[i] for i in seg], seg_marks, predicted, tolerance)
+        out.update({seg[k]: m for k, m in found.items()})
+    return out
+
+
+def _place(intervals: Sequence[Interval], matched: Mapping[str, Mark], clock: Clock | None) -> list[Placement]:
+    out: list[Placement] = []
+    for iv in intervals:
+        base = _map_interval(iv, clock) if clock is not None else iv
+        t0, t1, details = base.t0, base.t1, dict(base.details)
+        how, conf = ("protocol", 0.8) if clock is not None and iv.t0 is not None else ("interpolated", 0.3)
+        if iv.kind is Kind.NIGHT:
+            a, b = matched.get(f"nightfall:{iv.key}"), matched.get(f"morning:{iv.key}")
+            if a:
+                t0, how, conf = a.t, a.source, max(conf, min(1.0, a.confidence))
+            if b:
+                t1 = b.t
+        elif iv.kind is Kind.MASKING:
+            a = matched.get(f"nightfall:r{iv.round}.night")
+            if a:
+                tol = iv.details.get("tolerance", 3)
+                t0, t1, how, conf = a.t, a.t + tol, a.source, min(1.0, a.confidence)
+        elif iv.kind is Kind.DAY:
+            a = matched.get(f"morning:r{iv.round}.night")
+            if a:
+                t0, how, conf = a.t, a.source, min(1.0, a.confidence)
+        elif iv.kind in (Kind.VOTE_CALL, Kind.RAISE_VOTE):
+            a, b = matched.get(f"vote_call:{iv.key}"), matched.get(f"thanks:{iv.key}")
+            if a:
+                shift = a.t - (t0 if t0 is not None else a.t)
+                t0, how, conf = a.t, a.source, min(1.0, a.confidence)
+                for k in ("window_open", "t_call_end", "t_call2"):
+                    if details.get(k) is not None:
+                        details[k] = details[k] + shift
+                if details.get("window_open") is None:
+                    details["window_open"] = a.t + (CALL_SECONDS if iv.kind is Kind.VOTE_CALL else 0.0)
+                    details["t_call_end"] = details["window_open"]
+            if b:
+                details["window_close"] = details["t_thanks"] = b.t
+                t1 = b.t
+            elif a and details.get("window_close") is None:
+                details["window_close"] = details["window_open"] + WINDOW_SECONDS
+                t1 = details["window_close"]
+        out.append(Placement(replace(base, t0=t0, t1=t1, details=details), conf, how))
+    return _interpolate(out)
+
+
+def _interpolate(placements: list[Placement]) -> list[Placement]:
+    """Give untimed intervals times between their timed neighbours (by protocol order)."""
+    known = [(p.interval.event, p.interval.t0) for p in placements
+             if p.interval.t0 is not None and p.interval.event is not None]
+    if len(known) < 2:
+        return placements
+    known.sort()
+    ev = np.array([k[0] for k in known], dtype=float)
+    ts = np.maximum.accumulate(np.array([k[1] for k in known], dtype=float))
+    out = []
+    for p in placements:
+        iv = p.interval
+        if iv.t0 is None and iv.event is not None:
+            t0 = float(np.interp(iv.event, ev, ts))
+            t1 = iv.t1 if iv.t1 is not None else float(np.interp(iv.event + 1, ev, ts))
+            p = Placement(replace(iv, t0=t0, t1=max(t0, t1)), min(p.confidence, 0.3), "interpolated")
+        elif iv.t1 is None and iv.t0 is not None and iv.event is not None:
+            p = Placement(replace(iv, t1=max(iv.t0, float(np.interp(iv.event + 1, ev, ts)))), p.confidence, p.anchored_by)
+        out.append(p)
+    return out

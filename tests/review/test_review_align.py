@@ -1,0 +1,100 @@
+"""Alignment: the timeline placed on the video clock from marks, times and anchors."""
+from __future__ import annotations
+
+import copy
+
+from engine.generate import random_game
+from engine.protocol import Protocol
+from engine.replay import replay
+from engine.timeline import Kind, build_timeline
+from review.align import Mark, align, expected_marks, fit_clock, ordered_match, video_marks
+from vision.tracks import Track
+
+TIME_KEYS = ("t", "t_end", "t_call_end", "t_call2", "t_thanks")
+
+
+def timeline(doc):
+    p = Protocol.from_dict(doc)
+    return build_timeline(p, replay(p))
+
+
+def marks_for(intervals, clock=lambda t: t, drop_every=0, conf=0.9):
+    """The marks a perfect detector would see, on a video clock."""
+    out = []
+    for i, e in enumerate(expected_marks(intervals)):
+        if e.t is None or (drop_every and i % drop_every == 0):
+            continue
+        out.append(Mark(e.kind, clock(e.t), conf, "audio"))
+    return out
+
+
+def strip_times(doc):
+    doc = copy.deepcopy(doc)
+    for ev in doc["events"]:
+        for k in TIME_KEYS:
+            ev.pop(k, None)
+    return doc
+
+
+def test_fit_clock_recovers_offset_and_drift_despite_an_outlier():
+    pairs = [(t, 12.3 + 1.001 * t) for t in (0, 100, 500, 900, 1500)] + [(700, 2000.0)]
+    c = fit_clock(pairs)
+    assert abs(c.offset - 12.3) < 0.05 and abs(c.drift - 1.001) < 1e-4
+
+
+def test_protocol_times_with_offset_and_drift_are_mapped_by_the_fitted_clock():
+    doc = random_game(5)
+    tl = timeline(doc)
+    clock = lambda t: 30.0 + 1.002 * t
+    al = align(tl, marks_for(tl, clock, drop_every=4))
+    assert abs(al.clock.offset - 30.0) < 0.1 and abs(al.clock.drift - 1.002) < 1e-3
+    for p, iv in zip(al.placements, tl):
+        if iv.t0 is not None:
+            assert abs(p.interval.t0 - clock(iv.t0)) < 0.1, iv.key
+
+
+def test_without_protocol_times_marks_place_every_night_and_vote_window():
+    doc = random_game(8)
+    truth = timeline(doc)
+    clock = lambda t: t + 7.5
+    marks = marks_for(truth, clock)
+    # a spurious vote-call mark and a spurious nightfall must not shift the rest
+    end = max(iv.t1 for iv in truth if iv.t1 is not None)
+    marks += [Mark("vote_call", 3.0, 0.5, "video"), Mark("nightfall", clock(end) + 50, 0.4, "video")]
+    marks.sort(key=lambda m: m.t)
+    al = align(timeline(strip_times(doc)), marks)
+    assert al.clock is None
+    placed = {p.interval.key: p.interval for p in al.placements}
+    for iv in truth:
+        if iv.kind in (Kind.NIGHT, Kind.VOTE_CALL):
+            got = placed[iv.key]
+            assert abs(got.t0 - clock(iv.t0)) < 1.0, iv.key
+            if iv.kind is Kind.VOTE_CALL and iv.details["window_close"] is not None:
+                assert abs(got.details["window_close"] - clock(iv.details["window_close"])) < 1.0
+
+
+def test_ordered_matching_is_monotone_and_skips_what_was_not_seen():
+    doc = random_game(2)
+    exp = expected_marks(timeline(doc))
+    marks = [Mark(e.kind, e.t, 0.9, "audio") for e in exp if e.t is not None][::2]
+    m = ordered_match(exp, marks)
+    idx = sorted(m)
+    assert [m[i].t for i in idx] == sorted(m[i].t for i in idx)
+    assert len(m) == len(marks)
+
+
+def test_a_manual_anchor_overrides_the_video():
+    doc = strip_times(random_game(4))
+    tl = timeline(doc)
+    night2 = next(iv for iv in tl if iv.kind is Kind.NIGHT and iv.round == 2)
+    al = align(tl, [Mark("nightfall", 999.0, 0.9, "video")], anchors={night2.key: 2472.0})
+    placed = next(p for p in al.placements if p.interval.key == night2.key)
+    assert placed.interval.t0 == 2472.0 and placed.anchored_by == "manual"
+
+
+def test_video_marks_from_masks_and_fists():
+    tracks = [Track(s, "mask_on", 100.4 + 0.2 * s, 150.0, 0.9) for s in range(1, 11)]
+    tracks += [Track(s, "mask_off", 160.5 + 0.1 * s, 200.0, 0.9) for s in range(1, 9)]
+    tracks += [Track(s, "fist_on_table", 181.3 + 0.1 * s, 183.0, 0.9) for s in (2, 3, 5)]
+    kinds = [(m.kind, round(m.t)) for m in video_marks(tracks)]
+    assert ("nightfall", 100) in kinds and ("morning", 160) in kinds and ("vote_call", 180) in kinds
