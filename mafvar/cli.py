@@ -16,6 +16,7 @@ COMMAND_MODULES = (
     "vision.cli",
     "sample_videos.cli",
     "review.cli",
+    "review.cli_analysis",
     "app.cli",
 )
 

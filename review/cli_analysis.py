@@ -1,0 +1,124 @@
+"""`mafvar analyze`, `mafvar eval` and `mafvar bench`: run and score the analysis of a game."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+from mafvar.cli import UserError
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    an = subparsers.add_parser(
+        "analyze", help="analyse a game folder: calibration check, extraction, alignment, recount, checks",
+        description="Runs every analysis step on GAME_DIR and writes GAME_DIR/analysis/. Resumable: an "
+                    "interrupted run continues where it stopped; finished steps whose inputs did not change "
+                    "are skipped. Never touches protocol.json, calibration.json, the video or review.db.")
+    an.add_argument("game_dir", metavar="GAME_DIR")
+    _common(an)
+    an.add_argument("--json", action="store_true", help="print the run's statistics as JSON")
+    an.set_defaults(handler=_analyze)
+
+    ev = subparsers.add_parser(
+        "eval", help="score analysis/ against truth.json (synthetic games)",
+        description="Precision and recall per incident type, vote recount accuracy per (call, voter), "
+                    "and miscounts found, against GAME_DIR/truth.json.")
+    ev.add_argument("game_dir", metavar="GAME_DIR")
+    ev.add_argument("--json", action="store_true")
+    ev.set_defaults(handler=_eval)
+
+    be = subparsers.add_parser(
+        "bench", help="analyse a game and print throughput and per-stage costs",
+        description="Runs analyze from scratch (or one phase with --phase) and prints video seconds, wall "
+                    "time, the ratio, frames decoded against frames in the file, peak memory and CPU per stage.")
+    be.add_argument("game_dir", metavar="GAME_DIR")
+    _common(be)
+    be.add_argument("--json", action="store_true")
+    be.set_defaults(handler=_bench)
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--workers", type=int, default=2, help="processes for extraction (default 2)")
+    p.add_argument("--phase", action="append", default=None, metavar="KEY",
+                   help="analyse only this timeline key, e.g. r2.vote or r1.night (repeatable)")
+    p.add_argument("--anchor", action="append", default=[], metavar="KEY=SECONDS",
+                   help="pin a timeline key to a video time, e.g. r2.night=2472 (repeatable)")
+    p.add_argument("--force", action="store_true", help="re-run every step")
+
+
+def _anchors(items: list[str]) -> dict[str, float]:
+    out = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        try:
+            out[key] = _seconds(value)
+        except ValueError:
+            raise UserError(f"--anchor {item!r}: expected KEY=SECONDS or KEY=MM:SS") from None
+        if not sep or not key:
+            raise UserError(f"--anchor {item!r}: expected KEY=SECONDS")
+    return out
+
+
+def _seconds(text: str) -> float:
+    parts = [float(p) for p in text.split(":")]
+    total = 0.0
+    for p in parts:
+        total = total * 60 + p
+    return total
+
+
+def _run(args, quiet: bool):
+    from review.pipeline import AnalysisError, analyze
+
+    def progress(step, frac, msg):
+        if not quiet:
+            print(f"\r{step:>8} {frac:6.1%} {msg[:60]:<60}", end="", file=sys.stderr, flush=True)
+
+    try:
+        stats = analyze(args.game_dir, progress=progress, workers=args.workers, only=args.phase,
+                        anchors=_anchors(args.anchor), force=args.force)
+    except AnalysisError as exc:
+        raise UserError(str(exc)) from None
+    finally:
+        if not quiet:
+            print(file=sys.stderr)
+    return stats
+
+
+def _analyze(args) -> int:
+    stats = _run(args, quiet=args.json)
+    doc = stats.to_json()
+    if args.json:
+        print(json.dumps(doc, indent=1))
+        return 0
+    for w in doc["warnings"]:
+        print(f"warning: {w}", file=sys.stderr)
+    print(f"analysed {doc['video_s']:.0f} s of video in {doc['wall_s']:.1f} s "
+          f"({doc['frames_decoded']} of {doc['frames_total']} frames decoded); results in {args.game_dir}/analysis/")
+    return 0
+
+
+def _eval(args) -> int:
+    from review.evaluate import EvalError, evaluate, format_eval
+    try:
+        res = evaluate(args.game_dir)
+    except EvalError as exc:
+        raise UserError(str(exc)) from None
+    print(json.dumps(res, indent=1) if args.json else format_eval(res))
+    return 0
+
+
+def _bench(args) -> int:
+    args.force = True if not args.phase else args.force
+    stats = _run(args, quiet=True)
+    doc = stats.to_json()
+    if args.json:
+        print(json.dumps(doc, indent=1))
+        return 0
+    print(f"video {doc['video_s']:.1f} s, wall {doc['wall_s']:.1f} s, ratio {doc['ratio']}x real time")
+    print(f"frames decoded {doc['frames_decoded']} of {doc['frames_total']} "
+          f"({doc['frames_decoded'] / max(1, doc['frames_total']):.1%}); peak RSS {doc['peak_rss_mb']} MB")
+    for k, v in doc["stages"].items():
+        print(f"  {k:<28} {v:8.2f} s")
+    return 0

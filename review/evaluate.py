@@ -1,0 +1,149 @@
+"""`mafvar eval`: score a game's analysis against its ground truth (synthetic games).
+
+- vote recount accuracy per (vote call, eligible voter): does "this seat's vote
+  counts for this candidate" agree with the truth;
+- miscounts: every injected one found (a miscount incident on the same
+  candidate's call), and with the right impact (who leaves changes or not);
+- per incident type: true positives, false positives, false negatives,
+  precision and recall, matching incidents to injected violations by type,
+  seat and time (with a tolerance).
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from .incidents import load_incidents
+from .recount_file import load_recount
+from .workspace import GameWorkspace, WorkspaceError
+
+TIME_TOLERANCE = 2.0   # seconds between an injected violation and the incident that reports it
+CALL_TOLERANCE = 3.0   # seconds between a truth vote call and the recount's call
+
+
+class EvalError(Exception):
+    pass
+
+
+@dataclass
+class TypeScore:
+    tp: int = 0
+    fp: int = 0
+    fn: int = 0
+
+    @property
+    def precision(self) -> float | None:
+        return self.tp / (self.tp + self.fp) if self.tp + self.fp else None
+
+    @property
+    def recall(self) -> float | None:
+        return self.tp / (self.tp + self.fn) if self.tp + self.fn else None
+
+    def to_json(self) -> dict:
+        r = lambda v: None if v is None else round(v, 4)
+        return {"tp": self.tp, "fp": self.fp, "fn": self.fn, "precision": r(self.precision), "recall": r(self.recall)}
+
+
+def _load(ws: GameWorkspace):
+    truth_path = ws.truth_path
+    if not truth_path.is_file():
+        raise EvalError(f"{truth_path}: no ground truth here (only synthetic games have truth.json)")
+    truth = json.loads(truth_path.read_text())
+    if truth.get("format") != "mafvar-truth":
+        raise EvalError(f"{truth_path}: not a mafvar-truth document")
+    if not ws.incidents_path.is_file() or not ws.recount_path.is_file():
+        raise EvalError(f"{ws.analysis_dir}: no analysis yet; run `mafvar analyze {ws.root}` first")
+    return truth, load_incidents(ws.incidents_path), load_recount(ws.recount_path)
+
+
+def truth_cells(truth: dict) -> list[dict]:
+    """Per truth vote call: time, candidate, eligible voters and the seats whose vote counts (defaults included)."""
+    calls = []
+    votes = truth.get("votes", [])
+    for rid, rnd in enumerate(truth["phases"]["votes"]):
+        if rnd.get("kind") == "raise":
+            continue
+        counted_any: set[int] = set()
+        per_call = []
+        for ci, call in enumerate(rnd["calls"]):
+            seats = {v["seat"] for v in votes if v["round"] == rid and v["call"] == ci and v["counts"]}
+            counted_any |= seats
+            per_call.append({"t": call["call"], "candidate": call["candidate"], "eligible": rnd["eligible"],
+                             "counted": seats, "true_count": call.get("true_count")})
+        if per_call:
+            per_call[-1]["counted"] = per_call[-1]["counted"] | (set(rnd["eligible"]) - counted_any)
+        calls.extend(per_call)
+    return calls
+
+
+def recount_score(truth: dict, recount_calls) -> tuple[float, int, int]:
+    cells = agree = 0
+    for tc in truth_cells(truth):
+        rc = min((c for c in recount_calls if c.candidate == tc["candidate"] and c.t_call is not None
+                  and abs(c.t_call - tc["t"]) <= CALL_TOLERANCE), key=lambda c: abs(c.t_call - tc["t"]), default=None)
+        counted = {v.seat for v in rc.voters if v.counted} if rc else set()
+        for seat in tc["eligible"]:
+            cells += 1
+            agree += (seat in counted) == (seat in tc["counted"])
+    return (agree / cells if cells else 1.0), agree, cells
+
+
+def _matches(inc, v) -> bool:
+    if inc.type.value != v["type"]:
+        return False
+    if v["seats"] and inc.seats and not set(inc.seats) & set(v["seats"]):
+        return False
+    if inc.t0 is None:
+        return True
+    t1 = inc.t1 if inc.t1 is not None else inc.t0
+    return inc.t0 <= v["t1"] + TIME_TOLERANCE and t1 >= v["t0"] - TIME_TOLERANCE
+
+
+def evaluate(game_dir: str | Path) -> dict:
+    try:
+        ws = GameWorkspace(game_dir)
+    except WorkspaceError as exc:
+        raise EvalError(str(exc)) from exc
+    truth, inc_file, rec_file = _load(ws)
+    incidents = list(inc_file.incidents)
+    violations = truth.get("violations", [])
+    types = sorted({v["type"] for v in violations} | {i.type.value for i in incidents})
+    per_type: dict[str, TypeScore] = {t: TypeScore() for t in types}
+    used: set[str] = set()
+    for v in violations:
+        hit = next((i for i in incidents if i.id not in used and _matches(i, v)), None)
+        if hit is None:
+            per_type[v["type"]].fn += 1
+        else:
+            used.add(hit.id)
+            per_type[v["type"]].tp += 1
+    for i in incidents:
+        if i.id not in used:
+            per_type[i.type.value].fp += 1
+    mis_truth = [v for v in violations if v["type"] == "miscount"]
+    found = right_impact = 0
+    for v in mis_truth:
+        hit = next((i for i in incidents if i.type.value == "miscount" and _matches(i, v)), None)
+        if hit is not None:
+            found += 1
+            want = v.get("details", {}).get("changes_exit")
+            right_impact += want is None or bool(want) == hit.impact.changes_exit
+    acc, agree, cells = recount_score(truth, list(rec_file.calls))
+    return {"format": "mafvar-eval", "version": 1, "game": str(ws.root),
+            "recount_accuracy": round(acc, 4), "recount_cells": cells, "recount_agree": agree,
+            "miscounts_injected": len(mis_truth), "miscounts_found": found,
+            "miscounts_right_impact": right_impact,
+            "per_type": {t: s.to_json() for t, s in per_type.items()}}
+
+
+def format_eval(res: dict) -> str:
+    lines = [f"vote recount accuracy: {res['recount_accuracy']:.2%} ({res['recount_agree']}/{res['recount_cells']} cells)",
+             f"miscounts found: {res['miscounts_found']}/{res['miscounts_injected']} "
+             f"(right impact: {res['miscounts_right_impact']})",
+             f"{'type':<16} {'tp':>4} {'fp':>4} {'fn':>4} {'precision':>10} {'recall':>8}"]
+    for t, s in res["per_type"].items():
+        p = "-" if s["precision"] is None else f"{s['precision']:.2f}"
+        r = "-" if s["recall"] is None else f"{s['recall']:.2f}"
+        lines.append(f"{t:<16} {s['tp']:>4} {s['fp']:>4} {s['fn']:>4} {p:>10} {r:>8}")
+    return "\n".join(lines)

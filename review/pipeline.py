@@ -1,0 +1,313 @@
+"""`mafvar analyze`: from a game workspace to incidents, step by step, resumable.
+
+calibration_check → extract (MediaPipe landmarks on the timeline's schedule)
+→ align (seat states, tracks, marks, the timeline on the video clock)
+→ recount → checks (incidents) → clips (evidence).
+
+Each step writes its outputs, then its marker (analysis/<step>.done) with a
+fingerprint of its inputs; a re-run skips finished steps whose inputs are
+unchanged, and extraction itself resumes chunk by chunk. Only files under
+analysis/ are written; protocol.json, calibration.json, the video and
+review.db are never touched.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import resource
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Mapping, Sequence
+
+from engine.protocol import Protocol, ProtocolError, load_protocol
+from engine.replay import Replay, replay
+from engine.timeline import Interval, build_timeline, timeline_to_json
+from vision.calibration import Calibration, CalibrationError, check_calibration, load_calibration, require_seats
+from vision.store import ObservationStore
+from vision.tracks import Track, build_tracks
+from vision.video import VideoError, VideoInfo, probe
+
+from .align import Alignment, Mark, align, audio_marks, video_marks
+from .atomic_write import write_json_atomic
+from .checks import CheckContext, run_checks
+from .incidents import save_incidents
+from .plan import coarse_schedule, plan_schedule, schedule_seconds
+from .recount import CallRecount, Placement, recount
+from .workspace import GameWorkspace, WorkspaceError
+
+Progress = Callable[[str, float, str], None]
+
+
+class AnalysisError(Exception):
+    """Something in the workspace stops the analysis; the message says what and where."""
+
+
+@dataclass
+class Stats:
+    """What one run cost, for `mafvar bench` and the closing notes."""
+    video_s: float = 0.0
+    frames_total: int = 0
+    frames_decoded: int = 0
+    scheduled_s: float = 0.0
+    wall: dict[str, float] = field(default_factory=dict)     # step -> wall seconds
+    cpu: dict[str, float] = field(default_factory=dict)      # stage -> CPU seconds (models, decode)
+    warnings: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        wall_s = sum(self.wall.values())
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+        kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024.0
+        return {"video_s": round(self.video_s, 2), "wall_s": round(wall_s, 2),
+                "ratio": round(self.video_s / wall_s, 2) if wall_s else None,
+                "frames_total": self.frames_total, "frames_decoded": self.frames_decoded,
+                "scheduled_s": round(self.scheduled_s, 2),
+                "peak_rss_mb": round(max(peak, kids), 1),
+                "stages": {**{f"step:{k}": round(v, 3) for k, v in self.wall.items()},
+                           **{k: round(v, 3) for k, v in self.cpu.items()}},
+                "warnings": self.warnings, "skipped": self.skipped}
+
+
+def _fingerprint(*parts) -> str:
+    h = hashlib.sha1()
+    for p in parts:
+        if isinstance(p, Path):
+            st = p.stat()
+            h.update(f"{p.name}:{st.st_size}:{int(st.st_mtime)}".encode())
+        else:
+            h.update(json.dumps(p, sort_keys=True, default=str).encode())
+    return h.hexdigest()[:16]
+
+
+@dataclass
+class Game:
+    """Everything loaded and checked once, shared by the steps."""
+    ws: GameWorkspace
+    protocol: Protocol
+    replay: Replay
+    timeline: list[Interval]
+    video: Path
+    info: VideoInfo
+    calibration: Calibration
+    cam: str
+    offset: float
+
+
+def load_game(game_dir: str | Path) -> Game:
+    try:
+        ws = GameWorkspace(game_dir)
+        ppath = ws.require_protocol()
+        cpath = ws.require_calibration()
+        videos = ws.require_videos()
+    except WorkspaceError as exc:
+        raise AnalysisError(str(exc)) from exc
+    try:
+        protocol = load_protocol(ppath)
+    except ProtocolError as exc:
+        raise AnalysisError(f"{ppath}: {exc}") from exc
+    rep = replay(protocol)
+    errors = [i for i in rep.issues if i.severity.value == "error"]
+    if errors:
+        listed = "; ".join(str(i) for i in errors[:5])
+        raise AnalysisError(f"{ppath} breaks the rules and cannot be replayed: {listed}"
+                            + (f" (and {len(errors) - 5} more)" if len(errors) > 5 else "")
+                            + ". Run `mafvar protocol check` for all of them.")
+    video = videos[0]
+    try:
+        info = probe(video)
+    except VideoError as exc:
+        raise AnalysisError(str(exc)) from exc
+    try:
+        cal = load_calibration(cpath)
+        cam = next(iter(cal.cameras))
+        require_seats(cal, cam, list(range(1, 11)))
+    except (CalibrationError, StopIteration) as exc:
+        raise AnalysisError(f"{cpath}: {exc or 'no camera in the calibration'}") from exc
+    bad = [i for i in check_calibration(cal, (info.width, info.height)) if getattr(i, "severity", "error") == "error"]
+    if bad:
+        raise AnalysisError(f"{cpath}: the calibration is not usable: " + "; ".join(str(i) for i in bad[:5]))
+    cams = protocol.cameras or []
+    offset = float((cams[0] or {}).get("offset", 0.0)) if cams else 0.0
+    return Game(ws, protocol, rep, build_timeline(protocol, rep), video, info, cal, cam, offset)
+
+
+def _protocol_span(tl: Sequence[Interval]) -> float | None:
+    ends = [t for iv in tl for t in (iv.t0, iv.t1) if t is not None]
+    return max(ends) if ends else None
+
+
+def analyze(game_dir: str | Path, progress: Progress | None = None, workers: int = 2,
+            only: Sequence[str] | None = None, anchors: Mapping[str, float] | None = None,
+            force: bool = False) -> Stats:
+    """Run (or resume) every step. `only`: timeline keys to analyse (e.g. "r2.vote")."""
+    say = progress or (lambda step, frac, msg: None)
+    stats = Stats()
+    t_start = time.perf_counter()
+    game = load_game(game_dir)
+    ws = game.ws
+    ws.ensure_analysis_dirs()
+    stats.video_s = game.info.duration
+    stats.frames_total = int(round(game.info.duration * (game.info.fps or 25.0)))
+    stats.wall["load"] = time.perf_counter() - t_start
+
+    # ---- calibration_check
+    fp_cal = _fingerprint(ws.calibration_path, [game.info.width, game.info.height])
+    _step_done(ws, "calibration_check", fp_cal, force, stats, lambda: {"camera": game.cam})
+
+    # ---- extract: the timeline's schedule on the video clock
+    span = _protocol_span(game.timeline)
+    has_times = span is not None
+    if has_times and span + game.offset > game.info.duration + 2.0:
+        stats.warnings.append(
+            f"{game.video.name} lasts {game.info.duration:.1f} s but the protocol runs to "
+            f"{span + game.offset:.1f} s: phases after the end of the video are not analysed")
+    if has_times:
+        placed = align(game.timeline, [], anchors=None).intervals if game.offset == 0 else \
+            [_shift(iv, game.offset) for iv in game.timeline]
+        schedule = plan_schedule(placed, game.info.duration, only=only)
+    else:
+        schedule = coarse_schedule(game.info.duration)
+    stats.scheduled_s, planned = schedule_seconds(schedule)
+    obs_path = ws.analysis_dir / "observations.sqlite"
+    fp_ext = _fingerprint(game.video, fp_cal, [[r.t0, r.t1, r.fps] for r in schedule.ranges])
+    t0 = time.perf_counter()
+    if force or not _is_current(ws, "extract", fp_ext):
+        ws.clear_marker("extract")
+        from vision.schedule import extract
+        say("extract", 0.0, f"{planned} frames to analyse in {len(schedule.ranges)} ranges")
+        done = [0]
+
+        def tick(res):
+            done[0] += len(res.frames)
+            say("extract", min(1.0, done[0] / max(1, planned)), f"{done[0]}/{planned} frames")
+
+        rep = extract(game.video, game.calibration, schedule, obs_path, cam=game.cam,
+                      workers=workers, progress=tick)
+        stats.frames_decoded = rep.decode.frames if hasattr(rep.decode, "frames") else rep.frames
+        stats.cpu.update({f"cpu:{k}": v for k, v in rep.cpu.items()})
+        stats.warnings.extend(rep.errors)
+        if rep.chunks_done + rep.chunks_skipped == rep.chunks_total:
+            ws.mark_done("extract", {"fingerprint": fp_ext, "frames": rep.frames,
+                                     "frames_decoded": stats.frames_decoded, "cpu": rep.cpu})
+    else:
+        info = ws.marker_info("extract")["info"]
+        stats.frames_decoded = int(info.get("frames_decoded", 0))
+        stats.skipped.append("extract")
+    stats.wall["extract"] = time.perf_counter() - t0
+
+    # ---- align: states → tracks → marks → alignment
+    t0 = time.perf_counter()
+    tracks = seat_tracks(obs_path, game)
+    marks: list[Mark] = video_marks(tracks)
+    if game.info.has_audio:
+        try:
+            from vision.audio import read_audio
+            marks += audio_marks(read_audio(str(game.video), rate=16000))
+        except Exception as exc:  # a broken audio track must not stop the review
+            stats.warnings.append(f"{game.video.name}: audio unreadable, aligning from the picture only ({exc})")
+    marks.sort(key=lambda m: m.t)
+    alignment = align([_shift(iv, game.offset) for iv in game.timeline] if game.offset else game.timeline,
+                      marks, anchors=anchors, use_protocol_times=has_times)
+    expected = sum(1 for k in alignment.matched) + len(alignment.unmatched_expected)
+    if marks and expected and len(alignment.matched) < 0.25 * expected:
+        stats.warnings.append(
+            f"only {len(alignment.matched)} of {expected} expected nightfalls, mornings and vote calls "
+            f"were found in {game.video.name}: are the protocol and the video of the same game?")
+    write_json_atomic(ws.analysis_dir / "alignment.json", alignment.to_dict())
+    write_json_atomic(ws.analysis_dir / "timeline.json", timeline_to_json(alignment.intervals, game.replay.profile))
+    write_json_atomic(ws.analysis_dir / "tracks.json",
+                      {"format": "mafvar-tracks", "version": 1, "tracks": [t.to_dict() for t in tracks]})
+    ws.mark_done("align", {"marks": len(marks), "matched": len(alignment.matched)})
+    stats.wall["align"] = time.perf_counter() - t0
+
+    # ---- recount
+    t0 = time.perf_counter()
+    recounts = recount(alignment.intervals, fist_placements(tracks), game.replay.profile)
+    write_recount(ws, recounts)
+    ws.mark_done("recount", {"calls": len(recounts)})
+    stats.wall["recount"] = time.perf_counter() - t0
+
+    # ---- checks
+    t0 = time.perf_counter()
+    ctx = CheckContext(game.protocol, game.replay, alignment.intervals, tracks, game.replay.profile.name)
+    incidents = run_checks(ctx, recounts)
+    stats.wall["checks"] = time.perf_counter() - t0
+
+    # ---- clips (evidence)
+    t0 = time.perf_counter()
+    try:
+        from .clips import attach_evidence
+        incidents = attach_evidence(ws, game.video, game.calibration, game.cam, incidents, say)
+        ws.mark_done("clips", {"incidents": len(incidents)})
+    except ImportError:
+        stats.warnings.append("evidence clips are not available in this build")
+    stats.wall["clips"] = time.perf_counter() - t0
+    save_incidents(ws.incidents_path, incidents, game=_game_meta(game))
+    ws.mark_done("checks", {"incidents": len(incidents)})
+    write_json_atomic(ws.analysis_dir / "stats.json", stats.to_json())
+    say("done", 1.0, f"{len(incidents)} incidents")
+    return stats
+
+
+def _game_meta(game: Game) -> dict:
+    meta = dict(game.protocol.game or {})
+    meta["profile"] = game.replay.profile.name
+    meta["video"] = game.video.name
+    return meta
+
+
+def _shift(iv: Interval, offset: float) -> Interval:
+    from .align import _map_interval
+    return _map_interval(iv, lambda t: None if t is None else t + offset)
+
+
+def _step_done(ws: GameWorkspace, step: str, fp: str, force: bool, stats: Stats, run) -> None:
+    if not force and _is_current(ws, step, fp):
+        stats.skipped.append(step)
+        return
+    info = run() or {}
+    ws.mark_done(step, {"fingerprint": fp, **info})
+
+
+def _is_current(ws: GameWorkspace, step: str, fp: str) -> bool:
+    info = ws.marker_info(step)
+    return bool(info and info.get("info", {}).get("fingerprint") == fp)
+
+
+def seat_tracks(obs_path: Path, game: Game) -> list[Track]:
+    """Per-seat states from the stored landmarks (no model re-runs), smoothed into tracks."""
+    from vision.seat_states import classify_frames
+    with ObservationStore(obs_path) as db:
+        frames = []
+        sample_times: dict[int, list[float]] = {}
+        for seat in range(1, 11):
+            lms = db.seat_landmarks(seat, cam=game.cam)
+            sample_times[seat] = [lm.t for lm in lms]
+            frames.extend(classify_frames(lms, game.calibration, game.cam))
+        tracks = build_tracks(frames, sample_times)
+        from vision.store import Interval as Row
+        db.replace_intervals("tracks", game.cam, [Row(game.cam, t.seat, t.state, t.t0, t.t1, t.confidence, t.value)
+                                                  for t in tracks]) if hasattr(db, "replace_intervals") else None
+    return tracks
+
+
+def fist_placements(tracks: Sequence[Track]) -> dict[int, list[Placement]]:
+    out: dict[int, list[Placement]] = {}
+    for tr in tracks:
+        if tr.state == "fist_on_table":
+            out.setdefault(tr.seat, []).append(Placement(tr.seat, tr.t0, tr.t1, tr.value or "thumb_up", tr.confidence))
+    return out
+
+
+def write_recount(ws: GameWorkspace, recounts: Sequence[CallRecount]) -> None:
+    """analysis/recount.json in the documented format (review/recount_file.py): passes are 1-based there."""
+    from .recount_file import VoteCall, VoterRecord, save_recount
+    calls = []
+    for rc in recounts:
+        voters = tuple(VoterRecord(v.seat, v.t_place, v.t_lift, v.form or "unknown", v.counted, v.reason,
+                                   v.confidence) for v in rc.voters)
+        calls.append(VoteCall(round=rc.round, pass_=rc.pass_index + 1, candidate=rc.candidate, t_call=rc.t_call,
+                              t_thanks=rc.window_close, announced=rc.announced, recount=rc.recount,
+                              voters=voters, defaults=tuple(rc.defaults)))
+    save_recount(ws.recount_path, calls)

@@ -1,0 +1,83 @@
+"""Which seconds of the recording the rules need, and how densely.
+
+The timeline says where a rule applies; this turns it into the vision
+schedule: dense around vote calls (fists land within a second), nightfall
+(masks within 3 s) and the shooting (finger flexes), sparser for checks and
+the rest of the night, and a slow pass over the day for touching and standing.
+Nothing else is ever decoded.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+from engine.timeline import Interval, Kind
+from vision.schedule import Schedule, ScheduleRange
+
+
+@dataclass(frozen=True)
+class Density:
+    """Sampling rates (frames per second) per kind of interval."""
+    vote: float = 10.0
+    masking: float = 5.0
+    morning: float = 3.0
+    shooting: float = 6.0
+    check: float = 3.0
+    night: float = 1.0
+    day: float = 0.5
+    # padding around vote calls and nightfall, seconds
+    vote_pad: tuple[float, float] = (1.0, 2.0)
+    masking_pad: tuple[float, float] = (0.5, 3.0)
+
+
+FAST = Density()
+# When the protocol has no times: one sparse pass over everything finds the
+# nights and votes (masks, fists), then the dense plan runs on the aligned timeline.
+COARSE_FPS = 1.0
+
+
+def plan_schedule(intervals: Sequence[Interval], duration: float, density: Density = FAST,
+                  only: Sequence[str] | None = None) -> Schedule:
+    """The schedule for intervals already on the video clock.
+
+    `only`: interval keys to restrict to (an appeal about one phase)."""
+    ranges: list[ScheduleRange] = []
+
+    def add(t0, t1, fps, label):
+        t0, t1 = max(0.0, t0), min(duration, t1)
+        if t1 - t0 > 1e-3:
+            ranges.append(ScheduleRange(round(t0, 3), round(t1, 3), fps, None, label))
+
+    for iv in intervals:
+        if only and iv.key not in only and not any(iv.key.startswith(k + ".") for k in only):
+            continue
+        if iv.t0 is None or iv.t1 is None:
+            continue
+        k = iv.kind
+        if k in (Kind.VOTE_CALL, Kind.RAISE_VOTE):
+            end = iv.details.get("window_close") or iv.t1
+            add(iv.t0 - density.vote_pad[0], end + density.vote_pad[1], density.vote, iv.key)
+        elif k is Kind.MASKING:
+            add(iv.t0 - density.masking_pad[0], iv.t1 + density.masking_pad[1], density.masking, iv.key)
+        elif k is Kind.SHOOTING:
+            add(iv.t0, iv.t1, density.shooting, iv.key)
+        elif k in (Kind.DON_CHECK, Kind.SHERIFF_CHECK, Kind.GUESS, Kind.MAFIA_WAKE, Kind.DON_WAKE,
+                   Kind.SHERIFF_WAKE):
+            add(iv.t0, iv.t1, density.check, iv.key)
+        elif k is Kind.NIGHT:
+            add(iv.t0, iv.t1, density.night, iv.key)
+            add(iv.t1 - 0.5, iv.t1 + 4.0, density.morning, iv.key + ".morning")
+        elif k is Kind.DAY:
+            add(iv.t0, iv.t1, density.day, iv.key)
+    return Schedule(tuple(ranges)).merged()
+
+
+def coarse_schedule(duration: float, fps: float = COARSE_FPS) -> Schedule:
+    return Schedule((ScheduleRange(0.0, duration, fps, None, "coarse"),))
+
+
+def schedule_seconds(schedule: Schedule) -> tuple[float, int]:
+    """(seconds covered, frames) of a merged schedule."""
+    secs = sum(r.t1 - r.t0 for r in schedule.ranges)
+    frames = sum(len(r.times()) for r in schedule.ranges)
+    return secs, frames
