@@ -221,15 +221,20 @@ def vote_incidents(ctx: CheckContext, recounts: Sequence[CallRecount]) -> list[I
         if not wrong:
             continue
         imp = pass_impact(ctx.protocol, group)
-        for rc in wrong:
-            iv = calls.get(rc.key)
-            seen = sorted(v.seat for v in rc.voters if v.counted and v.reason != "default")
-            conf = min([v.confidence for v in rc.voters if v.counted] or [1.0])
-            out.append(_make(ctx, T.MISCOUNT, (rc.candidate,), rc.t_call, rc.window_close, iv, conf,
-                             {"candidate": rc.candidate, "announced": rc.announced, "recount": rc.recount,
-                              "voters_seen": seen, "defaults": rc.defaults,
-                              "as_played": imp.as_played, "corrected": imp.corrected},
-                             impact=imp.impact))
+        # One judge error per pass: a missed (or phantom) fist moves the default
+        # votes too, so several calls differ. Anchor it where a fist went uncounted.
+        origin = next((rc for rc in wrong if rc.recount > (rc.announced or 0)), wrong[0])
+        iv = calls.get(origin.key)
+        seen = sorted(v.seat for v in origin.voters if v.counted and v.reason != "default")
+        conf = min([v.confidence for v in origin.voters if v.counted] or [1.0])
+        out.append(_make(ctx, T.MISCOUNT, tuple(rc.candidate for rc in wrong), origin.t_call,
+                         max(rc.window_close or rc.t_call or 0 for rc in wrong), iv, conf,
+                         {"candidate": origin.candidate, "announced": origin.announced,
+                          "recount": origin.recount, "voters_seen": seen,
+                          "calls": [{"candidate": rc.candidate, "announced": rc.announced,
+                                     "recount": rc.recount} for rc in group],
+                          "as_played": imp.as_played, "corrected": imp.corrected},
+                         impact=imp.impact, phase_key=f"r{origin.round}.vote.p{origin.pass_index}"))
     return out
 
 

@@ -92,7 +92,12 @@ def recount_score(truth: dict, recount_calls) -> tuple[float, int, int]:
 def _matches(inc, v) -> bool:
     if inc.type.value != v["type"]:
         return False
-    if v["seats"] and inc.seats and not set(inc.seats) & set(v["seats"]):
+    if v["type"] == "miscount":
+        # truth names the voter the judge missed; the incident names the candidate's call
+        cand = v.get("details", {}).get("candidate")
+        if cand is not None and inc.details.get("candidate") != cand:
+            return False
+    elif v["seats"] and inc.seats and not set(inc.seats) & set(v["seats"]):
         return False
     if inc.t0 is None:
         return True
@@ -127,7 +132,10 @@ def evaluate(game_dir: str | Path) -> dict:
         hit = next((i for i in incidents if i.type.value == "miscount" and _matches(i, v)), None)
         if hit is not None:
             found += 1
-            want = v.get("details", {}).get("changes_exit")
+            d = v.get("details", {})
+            want = d.get("changes_exit")
+            if want is None and "judge_outcome" in d and "true_outcome" in d:
+                want = d["judge_outcome"] != d["true_outcome"]
             right_impact += want is None or bool(want) == hit.impact.changes_exit
     acc, agree, cells = recount_score(truth, list(rec_file.calls))
     return {"format": "mafvar-eval", "version": 1, "game": str(ws.root),
