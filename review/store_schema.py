@@ -1,0 +1,168 @@
+"""The `review.db` schema as an ordered list of migrations.
+
+Migration i (1-based) takes the database from `PRAGMA user_version` i-1 to i.
+Migrations are only ever appended: a file written by an older mafvar is
+upgraded in place, never re-created. Every table is append-only, enforced by
+triggers, so history cannot be rewritten even by a buggy caller.
+"""
+from __future__ import annotations
+
+# "MFVR": marks a SQLite file as a mafvar review database (PRAGMA application_id).
+APPLICATION_ID = 0x4D465652
+
+ROLES = ("chief_judge", "side_judge", "organiser")
+VERDICTS = ("confirmed", "rejected", "unsure")
+VOTE_VERDICTS = ("voted", "not_voted", "wrong_form", "late")
+RULINGS = ("upheld", "rejected", "replay", "result_changed")
+
+APPEND_ONLY_TABLES = ("reviewers", "decisions", "vote_verifications", "appeals",
+                      "appeal_incidents", "appeal_rulings", "audit_log")
+
+
+def _in(values: tuple[str, ...]) -> str:
+    return "(" + ", ".join(f"'{v}'" for v in values) + ")"
+
+
+# The unique keys of each table: an insert that collides with one is refused
+# outright, so INSERT OR REPLACE cannot delete a row behind the DELETE trigger
+# (SQLite skips delete triggers on REPLACE unless recursive_triggers is on).
+UNIQUE_KEYS: dict[str, tuple[tuple[str, ...], ...]] = {
+    "reviewers": (("id",), ("name", "role")),
+    "decisions": (("id",),),
+    "vote_verifications": (("id",),),
+    "appeals": (("id",),),
+    "appeal_incidents": (("appeal_id", "incident_id"),),
+    "appeal_rulings": (("id",),),
+    "audit_log": (("id",),),
+}
+
+
+def _append_only_triggers(table: str) -> str:
+    hint = "append a new row that supersedes it" if table != "audit_log" else "it is a log"
+    collide = " OR ".join(
+        "EXISTS (SELECT 1 FROM {t} WHERE {cond})".format(
+            t=table, cond=" AND ".join(f"{c} = NEW.{c}" for c in key))
+        for key in UNIQUE_KEYS[table])
+    return f"""
+CREATE TRIGGER {table}_no_replace BEFORE INSERT ON {table}
+BEGIN SELECT RAISE(ABORT, '{table} is append-only: this row already exists ({hint})')
+      WHERE {collide}; END;
+CREATE TRIGGER {table}_no_update BEFORE UPDATE ON {table}
+BEGIN SELECT RAISE(ABORT, '{table} is append-only: rows are never updated ({hint})'); END;
+CREATE TRIGGER {table}_no_delete BEFORE DELETE ON {table}
+BEGIN SELECT RAISE(ABORT, '{table} is append-only: rows are never deleted ({hint})'); END;
+"""
+
+
+_V1 = f"""
+CREATE TABLE reviewers (
+    id          INTEGER PRIMARY KEY AUTOINCREMENT,
+    name        TEXT NOT NULL CHECK (length(trim(name)) > 0),
+    role        TEXT NOT NULL CHECK (role IN {_in(ROLES)}),
+    created_at  TEXT NOT NULL,
+    UNIQUE (name, role)
+);
+
+CREATE TABLE decisions (
+    id           INTEGER PRIMARY KEY AUTOINCREMENT,
+    incident_id  TEXT NOT NULL CHECK (length(incident_id) > 0),
+    reviewer     TEXT NOT NULL,
+    role         TEXT NOT NULL CHECK (role IN {_in(ROLES)}),
+    verdict      TEXT NOT NULL CHECK (verdict IN {_in(VERDICTS)}),
+    note         TEXT NOT NULL DEFAULT '',
+    created_at   TEXT NOT NULL,
+    supersedes   INTEGER UNIQUE REFERENCES decisions(id),
+    FOREIGN KEY (reviewer, role) REFERENCES reviewers(name, role)
+);
+CREATE INDEX decisions_by_incident ON decisions(incident_id, id);
+
+-- The chain of one incident's decisions is linear: a new decision supersedes
+-- exactly the current (latest) one, and the first supersedes nothing.
+CREATE TRIGGER decisions_chain BEFORE INSERT ON decisions
+BEGIN
+    SELECT RAISE(ABORT, 'decisions: a new decision must supersede the current one')
+    WHERE NEW.supersedes IS NOT
+          (SELECT max(id) FROM decisions WHERE incident_id = NEW.incident_id);
+END;
+
+CREATE TABLE vote_verifications (
+    id           INTEGER PRIMARY KEY AUTOINCREMENT,
+    round        INTEGER NOT NULL CHECK (round >= 0),
+    pass         INTEGER NOT NULL CHECK (pass >= 1),
+    candidate    INTEGER CHECK (candidate IS NULL OR candidate BETWEEN 1 AND 10),
+    voter_seat   INTEGER NOT NULL CHECK (voter_seat BETWEEN 1 AND 10),
+    verdict      TEXT NOT NULL CHECK (verdict IN {_in(VOTE_VERDICTS)}),
+    reviewer     TEXT NOT NULL,
+    role         TEXT NOT NULL CHECK (role IN {_in(ROLES)}),
+    note         TEXT NOT NULL DEFAULT '',
+    created_at   TEXT NOT NULL,
+    supersedes   INTEGER UNIQUE REFERENCES vote_verifications(id),
+    FOREIGN KEY (reviewer, role) REFERENCES reviewers(name, role)
+);
+CREATE INDEX vote_verifications_by_cell
+    ON vote_verifications(round, pass, candidate, voter_seat, id);
+
+CREATE TRIGGER vote_verifications_chain BEFORE INSERT ON vote_verifications
+BEGIN
+    SELECT RAISE(ABORT, 'vote_verifications: a new verification must supersede the current one')
+    WHERE NEW.supersedes IS NOT
+          (SELECT max(id) FROM vote_verifications
+            WHERE round = NEW.round AND pass = NEW.pass
+              AND candidate IS NEW.candidate AND voter_seat = NEW.voter_seat);
+END;
+
+CREATE TABLE appeals (
+    id                INTEGER PRIMARY KEY AUTOINCREMENT,
+    filed_by_seat     INTEGER NOT NULL CHECK (filed_by_seat BETWEEN 1 AND 10),
+    grounds           TEXT NOT NULL CHECK (length(trim(grounds)) > 0),
+    filed_at          TEXT NOT NULL,
+    game_end_at       TEXT,
+    deadline_minutes  REAL NOT NULL CHECK (deadline_minutes > 0),
+    late              INTEGER CHECK (late IN (0, 1)),  -- NULL: game end unknown
+    recorded_by       TEXT NOT NULL,
+    role              TEXT NOT NULL CHECK (role IN {_in(ROLES)}),
+    created_at        TEXT NOT NULL,
+    FOREIGN KEY (recorded_by, role) REFERENCES reviewers(name, role)
+);
+
+CREATE TABLE appeal_incidents (
+    appeal_id    INTEGER NOT NULL REFERENCES appeals(id),
+    incident_id  TEXT NOT NULL CHECK (length(incident_id) > 0),
+    attached_by  TEXT NOT NULL,
+    role         TEXT NOT NULL CHECK (role IN {_in(ROLES)}),
+    attached_at  TEXT NOT NULL,
+    PRIMARY KEY (appeal_id, incident_id)
+);
+
+CREATE TABLE appeal_rulings (
+    id          INTEGER PRIMARY KEY AUTOINCREMENT,
+    appeal_id   INTEGER NOT NULL REFERENCES appeals(id),
+    reviewer    TEXT NOT NULL,
+    role        TEXT NOT NULL CHECK (role = 'chief_judge'),
+    ruling      TEXT NOT NULL CHECK (ruling IN {_in(RULINGS)}),
+    reasons     TEXT NOT NULL CHECK (length(trim(reasons)) > 0),
+    created_at  TEXT NOT NULL,
+    supersedes  INTEGER UNIQUE REFERENCES appeal_rulings(id),
+    FOREIGN KEY (reviewer, role) REFERENCES reviewers(name, role)
+);
+
+CREATE TRIGGER appeal_rulings_chain BEFORE INSERT ON appeal_rulings
+BEGIN
+    SELECT RAISE(ABORT, 'appeal_rulings: a new ruling must supersede the current one')
+    WHERE NEW.supersedes IS NOT
+          (SELECT max(id) FROM appeal_rulings WHERE appeal_id = NEW.appeal_id);
+END;
+
+CREATE TABLE audit_log (
+    id       INTEGER PRIMARY KEY AUTOINCREMENT,
+    at       TEXT NOT NULL,
+    actor    TEXT NOT NULL,
+    role     TEXT,
+    action   TEXT NOT NULL,
+    payload  TEXT NOT NULL CHECK (json_valid(payload))
+);
+""" + "".join(_append_only_triggers(t) for t in APPEND_ONLY_TABLES)
+
+# Append only. Never edit a migration that has shipped.
+MIGRATIONS: tuple[str, ...] = (_V1,)
+SCHEMA_VERSION = len(MIGRATIONS)
