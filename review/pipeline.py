@@ -234,17 +234,16 @@ def analyze(game_dir: str | Path, progress: Progress | None = None, workers: int
     incidents = run_checks(ctx, recounts)
     stats.wall["checks"] = time.perf_counter() - t0
 
-    # ---- clips (evidence)
-    t0 = time.perf_counter()
-    try:
-        from .clips import attach_evidence
-        incidents = attach_evidence(ws, game.video, game.calibration, game.cam, incidents, say)
-        ws.mark_done("clips", {"incidents": len(incidents)})
-    except ImportError:
-        stats.warnings.append("evidence clips are not available in this build")
-    stats.wall["clips"] = time.perf_counter() - t0
     save_incidents(ws.incidents_path, incidents, game=_game_meta(game))
     ws.mark_done("checks", {"incidents": len(incidents)})
+
+    # ---- clips (evidence), then the incidents again with their evidence paths
+    t0 = time.perf_counter()
+    from .clips import attach_evidence
+    incidents = attach_evidence(ws, game.video, game.calibration, game.cam, incidents, say)
+    save_incidents(ws.incidents_path, incidents, game=_game_meta(game))
+    ws.mark_done("clips", {"incidents": len(incidents)})
+    stats.wall["clips"] = time.perf_counter() - t0
     write_json_atomic(ws.analysis_dir / "stats.json", stats.to_json())
     say("done", 1.0, f"{len(incidents)} incidents")
     return stats
