@@ -1,0 +1,131 @@
+"""`mafvar synth`: the synthetic game generator's command line."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from .director.inject import InjectError, parse_selection
+from .synth import LIGHTING, SynthError, SynthOptions, build_game, check_out_dir, write_game
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "synth", help="generate a synthetic game: video, protocol, calibration, ground truth",
+        description="Generate a synthetic game workspace (video.mp4, protocol.json, calibration.json, "
+                    "truth.json). With only a seed it makes a short game like the committed sample, "
+                    "with violations and a miscount drawn from the seed. See docs/synth.md.")
+    p.add_argument("--seed", type=int, required=True, help="the game's seed (same seed + options = same files)")
+    p.add_argument("--out", required=True, help="output folder (must be empty unless --force)")
+    p.add_argument("--protocol", help="act this native protocol instead of generating a game")
+    p.add_argument("--profile", default="mafclub-2023", choices=_profiles(),
+                   help="rule profile of a generated game")
+    inj = p.add_mutually_exclusive_group()
+    inj.add_argument("--inject", help="comma-separated violations to inject ('none' for none); "
+                     "default: a miscount plus five drawn from the seed")
+    inj.add_argument("--inject-random", action="store_true", help="a random set of violations from the seed")
+    p.add_argument("--camera-height", type=float, default=2.7, help="camera height in metres (2.7)")
+    p.add_argument("--camera-tilt", type=float, help="camera tilt below horizontal, degrees (about 36)")
+    p.add_argument("--fov", type=float, default=52.0, help="vertical field of view, degrees (52)")
+    p.add_argument("--lighting", default="default", choices=LIGHTING, help="lighting preset")
+    p.add_argument("--noise", type=float, default=0.015, help="sensor noise sigma, fraction of full scale")
+    p.add_argument("--crf", type=int, default=23, help="H.264 quality (lower = better, bigger)")
+    p.add_argument("--resolution", default="1280x720", help="WIDTHxHEIGHT (1280x720)")
+    p.add_argument("--realistic-timing", action="store_true", help="keep real speech lengths (30-60 s)")
+    p.add_argument("--no-video", action="store_true", help="write everything but the video (fast)")
+    p.add_argument("--clip", type=float, help="render only the first SECONDS of the video (a preview)")
+    p.add_argument("--workers", type=int, default=2, help="rendering processes (2)")
+    p.add_argument("--force", action="store_true", help="overwrite synth outputs in a non-empty --out")
+    p.set_defaults(handler=run_synth)
+
+
+def _resolution(text: str) -> tuple[int, int]:
+    try:
+        w, h = (int(x) for x in text.lower().split("x"))
+    except ValueError:
+        w = h = 0
+    if not (64 <= w <= 3840 and 64 <= h <= 2160):
+        from mafvar.cli import UserError
+        raise UserError(f"--resolution {text!r}: expected WIDTHxHEIGHT, e.g. 1280x720")
+    return w, h
+
+
+def _protocol_errors(doc: dict) -> list[str]:
+    """Errors `mafvar protocol check` would report (empty without the engine)."""
+    try:
+        from engine.cli import check_document
+    except ImportError:
+        return []
+    _, issues = check_document(doc)
+    return [str(i) for i in issues if i.severity.value == "error"]
+
+
+def _profiles() -> tuple[str, ...] | None:
+    try:
+        from engine.profiles import PROFILE_NAMES
+    except ImportError:
+        return None
+    return tuple(PROFILE_NAMES)
+
+
+def options_from_args(args) -> SynthOptions:
+    from mafvar.cli import UserError
+    protocol = None
+    if args.protocol:
+        try:
+            protocol = json.loads(Path(args.protocol).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise UserError(f"--protocol {args.protocol}: cannot read a JSON protocol ({exc})") from None
+        if not isinstance(protocol, dict) or protocol.get("format") != "mafvar-protocol" \
+                or len(protocol.get("seats", [])) != 10:
+            raise UserError(f"--protocol {args.protocol}: not a mafvar-protocol with ten seats")
+        problems = _protocol_errors(protocol)
+        if problems:
+            raise UserError(f"--protocol {args.protocol}: invalid ({problems[0]}); "
+                            "see `mafvar protocol check`")
+    try:
+        inject = tuple(parse_selection(args.inject)) if args.inject is not None else None
+    except InjectError as exc:
+        raise UserError(str(exc)) from None
+    if not 0 <= args.noise <= 0.2:
+        raise UserError("--noise must be between 0 and 0.2")
+    if not 0 <= args.crf <= 51:
+        raise UserError("--crf must be between 0 and 51")
+    w, h = _resolution(args.resolution)
+    return SynthOptions(seed=args.seed, profile=args.profile, protocol=protocol, inject=inject,
+                        inject_random=args.inject_random, realistic_timing=args.realistic_timing,
+                        camera_height=args.camera_height, camera_tilt=args.camera_tilt, fov=args.fov,
+                        lighting=args.lighting, noise=args.noise, crf=args.crf, width=w, height=h)
+
+
+def run_synth(args) -> int:
+    from mafvar.cli import UserError
+    opts = options_from_args(args)
+    out = Path(args.out)
+    try:
+        check_out_dir(out, args.force)
+        game = build_game(opts)
+    except (SynthError, InjectError) as exc:
+        raise UserError(str(exc)) from None
+    except (KeyError, TypeError, ValueError) as exc:  # a schema-valid record the director cannot act
+        raise UserError(f"cannot act this protocol: {type(exc).__name__}: {exc}") from None
+    kinds = ", ".join(v["type"] for v in game.truth["violations"]) or "none"
+    print(f"game: seed {opts.seed} (sub-seed {game.game_seed}), {game.duration:.1f} s, injected: {kinds}")
+    if args.clip is not None:
+        game.plan.duration = min(game.plan.duration, max(1.0, args.clip))
+
+    def progress(done, total):
+        if sys.stderr.isatty():
+            print(f"\rrendering {done}/{total} frames", end="", file=sys.stderr, flush=True)
+    try:
+        figures = write_game(game, out, video=not args.no_video, progress=progress, workers=args.workers)
+    except SynthError as exc:
+        raise UserError(str(exc)) from None
+    if sys.stderr.isatty() and not args.no_video:
+        print(file=sys.stderr)
+    written = [f for f in ("protocol.json", "truth.json", "calibration.json", "video.mp4") if (out / f).exists()]
+    print(f"wrote {out}: {', '.join(written)}")
+    if "seconds_per_video_second" in figures:
+        print(f"rendered {game.plan.duration:.1f} s of video in {figures['seconds']:.1f} s: "
+              f"{figures['seconds_per_video_second']:.2f} s per video second")
+    return 0

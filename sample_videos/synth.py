@@ -1,0 +1,286 @@
+"""`mafvar synth`: one synthetic game workspace from a seed (docs/synth.md).
+
+`build_game(options)` is pure (no files): protocol, timing, cast, plan,
+injections, truth, audio cues. `write_game(game, out_dir, ...)` writes the
+workspace; the video is rendered only when asked, so tests stay fast.
+"""
+from __future__ import annotations
+
+import json
+import math
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from .audio import cues_from_protocol, render_audio, write_wav
+from .director.calls import add_shooting_calls
+from .director.cast import cast_players
+from .director.game import sample_game
+from .director.inject import InjectError, default_selection, inject, random_selection
+from .director.model import Plan
+from .director.plan import plan_performance
+from .director.rng import stream
+from .director.timing import judge_record, time_protocol
+from .truth import build_truth, dumps
+
+OUTPUT_FILES = ("protocol.json", "truth.json", "calibration.json", "video.mp4")
+MAX_TRIES = 40
+LIGHTING = ("default", "warm", "cool", "dim", "bright")
+
+
+class SynthError(ValueError):
+    """Bad options or a game that cannot be made as asked."""
+
+
+@dataclass(frozen=True)
+class SynthOptions:
+    seed: int
+    profile: str = "mafclub-2023"
+    protocol: dict | None = None          # a native protocol to act instead of the sample game
+    inject: tuple[str, ...] | None = None  # None = the seed's default selection
+    inject_random: bool = False
+    realistic_timing: bool = False
+    camera_height: float = 2.7
+    camera_tilt: float | None = None       # degrees below horizontal; None = the renderer's default
+    fov: float = 52.0
+    lighting: str = "default"
+    noise: float = 0.015
+    crf: int = 23
+    width: int = 1280
+    height: int = 720
+    fps: int = 25
+
+    def describe(self) -> dict:
+        d = asdict(self)
+        d["protocol"] = "given" if self.protocol is not None else None
+        d["inject"] = list(self.inject) if self.inject is not None else None
+        return d
+
+
+@dataclass
+class Game:
+    options: SynthOptions
+    game_seed: int            # the sub-seed the game was drawn with (tries until the properties hold)
+    injections: list[str]
+    timed: dict               # the timed protocol (with `duration`)
+    plan: Plan
+    truth: dict
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def protocol(self) -> dict:
+        return judge_record(self.timed)
+
+    @property
+    def duration(self) -> float:
+        return self.plan.duration
+
+
+def _night_outcomes(protocol: dict) -> list[tuple[str, bool]]:
+    """(kill | miss, both checks held) for every shooting night."""
+    black = {p["seat"] for p in protocol["seats"] if p["role"] in ("maf", "don")}
+    out, cur = [], None
+    for ev in protocol["events"] + [{"type": "morning"}]:
+        if ev["type"] == "nightfall":
+            cur = []
+        elif ev["type"] == "morning" and cur is not None:
+            called = {e["seat"] for e in cur if e["type"] == "shooting_call"}
+            if called:
+                shots = {e["by"]: e["target"] for e in cur if e["type"] == "shot"}
+                kill = set(shots) == black & called and len(set(shots.values())) == 1
+                checks = {e["type"] for e in cur} >= {"don_check", "sheriff_check"}
+                out.append(("kill" if kill else "miss", checks))
+            cur = None
+        elif cur is not None:
+            cur.append(ev)
+    return out
+
+
+def sample_properties(truth: dict, protocol: dict | None = None) -> list[str]:
+    """What the default sample must show; an empty list means all hold."""
+    problems = []
+    if protocol is not None:
+        nights = _night_outcomes(protocol)
+        if {k for k, _ in nights} != {"kill", "miss"} or not all(c for _, c in nights):
+            problems.append(f"nights are not a kill and a miss, each with checks: {nights}")
+    dur = truth["duration"]
+    if not 120 <= dur <= 240:
+        problems.append(f"duration {dur:.0f} s not in 2-4 minutes")
+    rounds = truth["phases"]["votes"]
+    if len({r["day"] for r in rounds if r["kind"] != "raise"}) < 2:
+        problems.append("fewer than two days with votes")
+    if not any(r["kind"] != "raise" and len(r["judge_outcome"]) > 1 for r in rounds):
+        problems.append("no tie")
+    nights = [n for n in truth["phases"]["nights"] if n["index"] >= 1]
+    if len(nights) < 2:
+        problems.append("fewer than two shooting nights")
+    kinds = {v["type"] for v in truth["violations"]}
+    if len(kinds - {"miscount", "protocol_audit"}) < 3:
+        problems.append("fewer than three player violations")
+    mis = [v for v in truth["violations"] if v["type"] == "miscount"]
+    if not mis or mis[0]["details"]["judge_outcome"] == mis[0]["details"]["true_outcome"] \
+            or len(mis[0]["details"]["true_outcome"]) != 1 or len(mis[0]["details"]["judge_outcome"]) != 1:
+        problems.append("no miscount changing who leaves")
+    return problems
+
+
+def engine_problems(protocol: dict, expected: set[str]) -> list[str]:
+    """Replay with the engine: only the judge errors injected on purpose may
+    show as errors or audits. Skipped (no problems) when the engine is absent."""
+    try:
+        from engine.cli import check_document
+    except ImportError:
+        return []
+    _, issues = check_document(json.loads(json.dumps(protocol)))
+    problems = []
+    found = set()
+    for i in issues:
+        if i.severity.value in ("error", "audit"):
+            if i.code in expected:
+                found.add(i.code)
+            else:
+                problems.append(f"engine {i.severity.value} {i.code}: {i.message}")
+    problems += [f"engine did not report {c}" for c in sorted(expected - found)]
+    return problems
+
+
+def _selection(opts: SynthOptions) -> list[str]:
+    if opts.inject is not None:
+        return list(opts.inject)
+    if opts.inject_random:
+        return random_selection(opts.seed)
+    return default_selection(opts.seed)
+
+
+def _attempt(opts: SynthOptions, game_seed: int, names: list[str]) -> Game:
+    if opts.protocol is not None:
+        if "protocol_audit" in names:
+            raise SynthError("protocol_audit can only be injected into the generated game")
+        base = add_shooting_calls(opts.protocol)
+    else:
+        base = sample_game(game_seed, opts.profile, forbidden_raise="protocol_audit" in names)
+    timed = time_protocol(base, game_seed, realistic=opts.realistic_timing)
+    plan = plan_performance(timed, game_seed, cast_players(game_seed))
+    inject(plan, timed, names, game_seed)
+    truth = build_truth(plan, opts.seed, opts.describe())
+    truth["game_seed"] = game_seed
+    truth["audio_cues"] = [{"t": round(c.t, 2), "kind": c.kind} for c in cues_from_protocol(timed)]
+    return Game(opts, game_seed, names, timed, plan, truth)
+
+
+def build_game(opts: SynthOptions) -> Game:
+    """The seed's game: sub-seeds are tried in a fixed order until the game
+    takes every injection (and, with only a seed, has the sample's properties
+    and replays cleanly in the engine)."""
+    from .director.inject import EXPECTED_ISSUES
+    names = _selection(opts)
+    seed_only = opts.protocol is None and opts.inject is None and not opts.inject_random
+    expected = {EXPECTED_ISSUES[n] for n in names if n in EXPECTED_ISSUES}
+    sub = stream(opts.seed, "game-seed")
+    last: list[str] = []
+    tries = 1 if opts.protocol is not None else MAX_TRIES
+    for k in range(tries):
+        game_seed = opts.seed if k == 0 else sub.randrange(1, 2**31)
+        try:
+            game = _attempt(opts, game_seed, names)
+        except InjectError as exc:
+            last = [str(exc)]
+            continue
+        problems = sample_properties(game.truth, game.protocol) if seed_only and not opts.realistic_timing else []
+        if opts.protocol is None:
+            problems += engine_problems(game.protocol, expected)
+        if not problems:
+            return game
+        last = problems
+    raise SynthError(f"no game for seed {opts.seed} after {tries} tries: {'; '.join(last)}")
+
+
+# ---------------------------------------------------------------- outputs
+
+def _lighting(name: str):
+    from .render.scene import Lighting
+    presets = {
+        "default": Lighting(),
+        "warm": Lighting(key_color=(1.0, 0.9, 0.75)),
+        "cool": Lighting(key_color=(0.88, 0.94, 1.0)),
+        "dim": Lighting(exposure=0.7),
+        "bright": Lighting(exposure=1.25),
+    }
+    if name not in presets:
+        raise SynthError(f"unknown lighting {name!r}; choose from {', '.join(LIGHTING)}")
+    return presets[name]
+
+
+def build_scene(opts: SynthOptions):
+    from .render.camera import judge_camera
+    from .render.scene import PostFx, build_scene as _build
+    distance = 2.6
+    kwargs = {}
+    if opts.camera_tilt is not None:
+        # The camera looks at a point 0.35 m past the table centre; tilt sets its height.
+        reach = distance + 0.35
+        kwargs["tilt_target_z"] = opts.camera_height - reach * math.tan(math.radians(opts.camera_tilt))
+    cam = judge_camera(opts.camera_height, distance, fov_y_deg=opts.fov, width=opts.width,
+                       height_px=opts.height, **kwargs)
+    return _build(seed=opts.seed, camera=cam, width=opts.width, height=opts.height,
+                  lighting=_lighting(opts.lighting), post=PostFx(noise_sigma=opts.noise))
+
+
+def calibration(scene, opts: SynthOptions) -> dict:
+    from .render.renderer import seat_regions
+    regions = seat_regions(scene)
+    return {
+        "format": "mafvar-calibration", "version": 1,
+        "cameras": {"cam1": {"width": opts.width, "height": opts.height, "seats": {
+            str(s): {"body": list(map(int, r["body"])), "table_zone": list(map(int, r["table_zone"]))}
+            for s, r in sorted(regions.items())}}},
+        "confirmed_by": "synth",
+    }
+
+
+def check_out_dir(out: Path, force: bool) -> None:
+    if out.exists() and not out.is_dir():
+        raise SynthError(f"{out} exists and is not a folder")
+    if out.exists() and any(out.iterdir()) and not force:
+        raise SynthError(f"{out} is not empty; use --force to overwrite the synth outputs there "
+                         "(a review.db is never touched)")
+
+
+def write_game(game: Game, out: Path, video: bool = True, progress=None, workers: int = 2) -> dict:
+    """Write the workspace files; returns figures (rendering speed).
+
+    Synth outputs of an earlier run that this run does not write (a video
+    after `--no-video`) are removed so the folder never mixes two games;
+    nothing else in the folder (review.db, analysis/) is touched."""
+    out.mkdir(parents=True, exist_ok=True)
+    for name in OUTPUT_FILES:
+        if (out / name).is_file():
+            (out / name).unlink()
+    opts = game.options
+    (out / "protocol.json").write_text(json.dumps(game.protocol, indent=1, ensure_ascii=False) + "\n")
+    (out / "truth.json").write_text(dumps(game.truth))
+    figures: dict = {"duration": game.duration}
+    try:
+        scene = build_scene(opts)
+    except ImportError as exc:  # the renderer is not there: no calibration, no video
+        if video:
+            raise SynthError(f"the renderer is not available ({exc})") from None
+        return figures
+    (out / "calibration.json").write_text(json.dumps(calibration(scene, opts), indent=1) + "\n")
+    if not video:
+        return figures
+    from .director.script import build_scripts
+    from .render.renderer import render_video
+    scripts = build_scripts(game.plan)
+    nights = [(n.t_nightfall, n.t_morning if n.t_morning is not None else game.duration) for n in game.plan.nights]
+    samples = render_audio(game.duration, nights, cues_from_protocol(game.timed), seed=opts.seed)
+    with tempfile.TemporaryDirectory() as tmp:
+        wav = Path(tmp) / "audio.wav"
+        write_wav(samples, wav)
+        t0 = time.perf_counter()
+        stats = render_video(scene, scripts, game.duration, out / "video.mp4", fps=opts.fps, audio=wav,
+                             crf=opts.crf, workers=workers, progress=progress)
+        figures["render_seconds"] = time.perf_counter() - t0
+    figures.update(stats)
+    return figures
