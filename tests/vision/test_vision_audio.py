@@ -1,0 +1,53 @@
+"""Audio track reading and energy cues on real FFmpeg-made files."""
+from __future__ import annotations
+
+import wave
+
+import numpy as np
+import pytest
+from conftest import ffmpeg
+
+from vision.audio import (Audio, NoAudioError, active_intervals, band_energy, onsets, read_audio,
+                          short_time_energy)
+
+
+def test_reads_mono_float_pcm_at_chosen_rate(media):
+    a = read_audio(str(media["audio"]), rate=16000)
+    assert a.samples.dtype == np.float32 and a.rate == 16000
+    assert a.duration == pytest.approx(8.0, abs=0.1)
+    # A 1 kHz sine: the spectrum peaks at 1000 Hz.
+    seg = a.samples[16000:32000]
+    spec = np.abs(np.fft.rfft(seg))
+    assert np.fft.rfftfreq(len(seg), 1 / 16000)[spec.argmax()] == pytest.approx(1000, abs=2)
+    part = read_audio(str(media["audio"]), rate=8000, t0=2.0, t1=3.0)
+    assert part.t0 == 2.0 and len(part.samples) == pytest.approx(8000, abs=200)
+
+
+def test_no_audio_track_is_a_clear_error(media):
+    with pytest.raises(NoAudioError) as exc:
+        read_audio(str(media["h264"]))
+    assert str(media["h264"]) in str(exc.value) and "no audio track" in str(exc.value)
+
+
+def test_tone_and_music_cues(tmp_path):
+    # Silence, a 0.3 s 880 Hz call tone at 1.0 s, then "music" (a 300 Hz
+    # tone) from 2.5 s to 5.0 s, then silence to 6 s.
+    path = tmp_path / "cues.wav"
+    ffmpeg("-f", "lavfi", "-i",
+           "aevalsrc='0.5*sin(2*PI*880*t)*between(t,1.0,1.3)"
+           "+0.4*sin(2*PI*300*t)*between(t,2.5,5.0)':s=16000:d=6",
+           "-c:a", "pcm_s16le", str(path))
+    # read_audio needs a video container; the helpers work on any samples.
+    with wave.open(str(path)) as w:
+        raw = np.frombuffer(w.readframes(w.getnframes()), np.int16).astype(np.float32) / 32768
+    audio = Audio(raw, 16000)
+    env = short_time_energy(audio)
+    starts = onsets(env, rise_db=20)
+    assert len(starts) == 2
+    assert starts[0] == pytest.approx(1.0, abs=0.06) and starts[1] == pytest.approx(2.5, abs=0.06)
+    tone = active_intervals(band_energy(audio, 800, 960), threshold_db=-30, min_duration=0.1)
+    assert len(tone) == 1 and tone[0][0] == pytest.approx(1.0, abs=0.06)
+    assert tone[0][1] == pytest.approx(1.3, abs=0.06)
+    music = active_intervals(band_energy(audio, 250, 350), threshold_db=-30, min_duration=1.0)
+    assert len(music) == 1
+    assert music[0][0] == pytest.approx(2.5, abs=0.06) and music[0][1] == pytest.approx(5.0, abs=0.06)

@@ -1,0 +1,118 @@
+"""The audio track as mono float PCM, and energy cues for alignment.
+
+Alignment (in `review/`) looks for the night music starting and stopping and
+for short call tones; these helpers give it short-time energy, band energy,
+onsets and sustained-activity intervals, without knowing what they mean.
+"""
+from __future__ import annotations
+
+import subprocess
+from dataclasses import dataclass
+
+import numpy as np
+
+from vision.video import VideoError, ffmpeg_exe, probe
+
+
+class NoAudioError(VideoError):
+    """The file has no audio track."""
+
+
+@dataclass(frozen=True)
+class Audio:
+    samples: np.ndarray      # float32, mono, in [-1, 1]
+    rate: int                # samples per second
+    t0: float = 0.0          # video time of samples[0]
+
+    @property
+    def duration(self) -> float:
+        return len(self.samples) / self.rate
+
+
+def read_audio(path: str, rate: int = 16000, t0: float = 0.0,
+               t1: float | None = None) -> Audio:
+    """Decodes [t0, t1) of the first audio track, downmixed to mono."""
+    info = probe(path)
+    if not info.has_audio:
+        raise NoAudioError(path, "no audio track: alignment must use the video "
+                                 "or the protocol's times")
+    cmd = [ffmpeg_exe(), "-hide_banner", "-nostdin", "-v", "error"]
+    if t0 > 0:
+        cmd += ["-ss", f"{t0:.6f}"]
+    cmd += ["-i", path, "-map", "0:a:0", "-vn", "-sn"]
+    if t1 is not None:
+        cmd += ["-t", f"{max(0.0, t1 - t0):.6f}"]
+    cmd += ["-ac", "1", "-ar", str(rate), "-f", "f32le", "pipe:1"]
+    proc = subprocess.run(cmd, capture_output=True)
+    samples = np.frombuffer(proc.stdout, np.float32).copy()
+    if proc.returncode != 0:
+        msg = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise VideoError(path, "audio could not be read completely: "
+                         + (msg[-1] if msg else f"exit {proc.returncode}"),
+                         last_time=t0 + len(samples) / rate if len(samples) else None)
+    return Audio(samples, rate, t0)
+
+
+@dataclass(frozen=True)
+class Envelope:
+    times: np.ndarray        # centre of each window, video seconds
+    db: np.ndarray           # energy in dB relative to full scale
+
+
+def _frames(x: np.ndarray, win: int, hop: int) -> np.ndarray:
+    if len(x) < win:
+        x = np.pad(x, (0, win - len(x)))
+    n = 1 + (len(x) - win) // hop
+    idx = np.arange(win)[None, :] + hop * np.arange(n)[:, None]
+    return x[idx]
+
+
+def short_time_energy(audio: Audio, win: float = 0.05, hop: float = 0.025) -> Envelope:
+    w, h = max(1, int(win * audio.rate)), max(1, int(hop * audio.rate))
+    fr = _frames(audio.samples, w, h)
+    rms = np.sqrt(np.mean(fr.astype(np.float64) ** 2, axis=1))
+    times = audio.t0 + (np.arange(len(fr)) * h + w / 2) / audio.rate
+    return Envelope(times, 20 * np.log10(rms + 1e-10))
+
+
+def band_energy(audio: Audio, f_lo: float, f_hi: float, win: float = 0.05,
+                hop: float = 0.025) -> Envelope:
+    """Energy of [f_lo, f_hi) Hz per window (Hann-windowed FFT)."""
+    w, h = max(8, int(win * audio.rate)), max(1, int(hop * audio.rate))
+    fr = _frames(audio.samples, w, h) * np.hanning(w)[None, :]
+    spec = np.abs(np.fft.rfft(fr, axis=1)) ** 2
+    freqs = np.fft.rfftfreq(w, 1.0 / audio.rate)
+    band = (freqs >= f_lo) & (freqs < f_hi)
+    # Normalised so a full-scale sine in the band reads about 0 dB - 3.
+    power = spec[:, band].sum(axis=1) * 2 / (np.sum(np.hanning(w) ** 2) * w)
+    times = audio.t0 + (np.arange(len(fr)) * h + w / 2) / audio.rate
+    return Envelope(times, 10 * np.log10(power + 1e-12))
+
+
+def onsets(env: Envelope, rise_db: float = 12.0, min_gap: float = 0.2) -> list[float]:
+    """Times where the energy jumps by `rise_db` over the previous window."""
+    if len(env.db) < 2:
+        return []
+    jump = np.diff(env.db)
+    out: list[float] = []
+    for i in np.nonzero(jump >= rise_db)[0]:
+        t = float(env.times[i + 1])
+        if not out or t - out[-1] >= min_gap:
+            out.append(t)
+    return out
+
+
+def active_intervals(env: Envelope, threshold_db: float, min_duration: float = 0.0,
+                     max_gap: float = 0.0) -> list[tuple[float, float]]:
+    """Intervals where energy stays above threshold (gaps <= max_gap bridged)."""
+    on = env.db >= threshold_db
+    spans: list[list[float]] = []
+    hop = float(env.times[1] - env.times[0]) if len(env.times) > 1 else 0.0
+    for i in np.nonzero(on)[0]:
+        t = float(env.times[i])
+        if spans and t - spans[-1][1] <= max(max_gap, hop) + 1e-9:
+            spans[-1][1] = t
+        else:
+            spans.append([t, t])
+    half = hop / 2
+    return [(a - half, b + half) for a, b in spans if (b - a + hop) >= min_duration]

@@ -1,0 +1,210 @@
+"""MediaPipe landmarks on a seat crop, mapped back to frame pixels.
+
+One `SeatLandmarker` per seat in tracking mode (consecutive frames of that
+seat: MediaPipe reuses the previous frame's regions, about half the cost),
+or one shared instance in static mode (isolated frames: detect from
+scratch every time).
+
+Handedness: MediaPipe labels hands as if the image were a mirrored selfie;
+table cameras are not mirrored, so the label is swapped and `Hand.side` is
+the player's own hand ("left"/"right").
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Iterable
+
+import numpy as np
+
+from vision.calibration import Box
+from vision.crops import Crop
+from vision.pixel_features import crop_features
+
+
+class Model(str, Enum):
+    POSE = "pose"
+    FACE = "face"          # face detection, short and full range
+    MESH = "mesh"          # face mesh (refine off)
+    HANDS = "hands"
+
+
+ALL_MODELS = (Model.POSE, Model.FACE, Model.MESH, Model.HANDS)
+
+# Face-mesh contour of each eye (subject's right = image left when facing the
+# camera); the mask classifier compares these with the band's pixels.
+RIGHT_EYE = (33, 7, 163, 144, 145, 153, 154, 155, 133, 173, 157, 158, 159, 160, 161, 246)
+LEFT_EYE = (263, 249, 390, 373, 374, 380, 381, 382, 362, 398, 384, 385, 386, 387, 388, 466)
+
+
+@dataclass
+class Face:
+    box: Box                  # frame px
+    score: float
+    model: str                # "short" or "full"
+    keypoints: np.ndarray     # (6, 2) frame px: eyes, nose, mouth, ears
+
+
+@dataclass
+class Hand:
+    points: np.ndarray        # (21, 3): x, y frame px; z depth relative to the wrist (frame px)
+    side: str                 # the player's hand: "left" or "right"
+    score: float              # handedness confidence
+
+    @property
+    def box(self) -> Box:
+        x0, y0 = self.points[:, :2].min(axis=0)
+        x1, y1 = self.points[:, :2].max(axis=0)
+        return (float(x0), float(y0), float(x1), float(y1))
+
+
+@dataclass
+class SeatLandmarks:
+    seat: int
+    t: float
+    crop_box: Box
+    pose: np.ndarray | None = None          # (33, 4): x, y frame px, z, visibility
+    faces: list[Face] = field(default_factory=list)
+    mesh: bool = False                      # face mesh found
+    eyes: np.ndarray | None = None          # (2, 16, 2) frame px: right, left eye
+    hands: list[Hand] = field(default_factory=list)
+    cpu: dict[str, float] = field(default_factory=dict)   # seconds per model
+    # pixel measurements made while the crop was in memory (vision.pixel_features)
+    features: dict[str, float] = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        return {
+            "seat": self.seat, "t": self.t, "crop_box": list(self.crop_box),
+            "pose": None if self.pose is None else np.round(self.pose, 2).tolist(),
+            "faces": [{"box": [round(v, 1) for v in f.box], "score": round(f.score, 3),
+                       "model": f.model, "keypoints": np.round(f.keypoints, 1).tolist()}
+                      for f in self.faces],
+            "mesh": self.mesh,
+            "eyes": None if self.eyes is None else np.round(self.eyes, 1).tolist(),
+            "hands": [{"points": np.round(h.points, 1).tolist(), "side": h.side,
+                       "score": round(h.score, 3)} for h in self.hands],
+            "features": dict(self.features),
+        }
+
+    @staticmethod
+    def from_json(d: dict) -> "SeatLandmarks":
+        return SeatLandmarks(
+            seat=int(d["seat"]), t=float(d["t"]), crop_box=tuple(d["crop_box"]),
+            pose=None if d.get("pose") is None else np.array(d["pose"], float),
+            faces=[Face(tuple(f["box"]), f["score"], f["model"], np.array(f["keypoints"], float))
+                   for f in d.get("faces", [])],
+            mesh=bool(d.get("mesh")),
+            eyes=None if d.get("eyes") is None else np.array(d["eyes"], float),
+            hands=[Hand(np.array(h["points"], float), h["side"], h["score"])
+                   for h in d.get("hands", [])],
+            features={k: float(v) for k, v in (d.get("features") or {}).items()},
+        )
+
+
+class SeatLandmarker:
+    """The MediaPipe models for one seat (tracking) or for isolated frames
+    (static). Not thread-safe; create one per process."""
+
+    def __init__(self, tracking: bool = False, models: Iterable[Model] = ALL_MODELS,
+                 min_confidence: float = 0.5, max_hands: int = 2):
+        import mediapipe as mp
+
+        self.tracking = tracking
+        self.models = tuple(Model(m) for m in models)
+        static = not tracking
+        sol = mp.solutions
+        self._pose = (sol.pose.Pose(static_image_mode=static, model_complexity=1,
+                                    smooth_landmarks=tracking, enable_segmentation=False,
+                                    min_detection_confidence=min_confidence)
+                      if Model.POSE in self.models else None)
+        self._faces = ([("short", sol.face_detection.FaceDetection(0, min_confidence)),
+                        ("full", sol.face_detection.FaceDetection(1, min_confidence))]
+                       if Model.FACE in self.models else [])
+        self._mesh = (sol.face_mesh.FaceMesh(static_image_mode=static, max_num_faces=1,
+                                             refine_landmarks=False,
+                                             min_detection_confidence=min_confidence)
+                      if Model.MESH in self.models else None)
+        self._hands = (sol.hands.Hands(static_image_mode=static, max_num_hands=max_hands,
+                                       model_complexity=1,
+                                       min_detection_confidence=min_confidence)
+                       if Model.HANDS in self.models else None)
+        self.cpu_total: dict[str, float] = {m.value: 0.0 for m in self.models}
+        self.calls = 0
+
+    def close(self) -> None:
+        for m in (self._pose, self._mesh, self._hands, *(f for _, f in self._faces)):
+            if m is not None:
+                m.close()
+
+    def __enter__(self) -> "SeatLandmarker":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def process(self, crop: Crop, seat: int = 0, t: float = 0.0,
+                only: Iterable[Model] | None = None) -> SeatLandmarks:
+        """Runs the loaded models (or those of them in `only`) on one crop."""
+        want = set(self.models if only is None else (Model(m) for m in only))
+        img = crop.image
+        h, w = img.shape[:2]
+        out = SeatLandmarks(seat=seat, t=t, crop_box=crop.box)
+        cpu = out.cpu
+
+        if self._pose is not None and Model.POSE in want:
+            c0 = time.process_time()
+            res = self._pose.process(img)
+            if res.pose_landmarks:
+                lm = res.pose_landmarks.landmark
+                arr = np.array([[p.x, p.y, p.z, p.visibility] for p in lm], float)
+                arr[:, :2] = crop.normalized_to_frame(arr[:, :2])
+                arr[:, 2] *= w / crop.scale_xy[0]
+                out.pose = arr
+            cpu[Model.POSE.value] = time.process_time() - c0
+
+        if self._faces and Model.FACE in want:
+            c0 = time.process_time()
+            for name, fd in self._faces:
+                res = fd.process(img)
+                for d in res.detections or []:
+                    bb = d.location_data.relative_bounding_box
+                    corners = crop.normalized_to_frame(
+                        np.array([[bb.xmin, bb.ymin], [bb.xmin + bb.width, bb.ymin + bb.height]]))
+                    kps = crop.normalized_to_frame(np.array(
+                        [[k.x, k.y] for k in d.location_data.relative_keypoints], float))
+                    out.faces.append(Face(tuple(float(v) for v in corners.ravel()),
+                                          float(d.score[0]), name, kps))
+            cpu[Model.FACE.value] = time.process_time() - c0
+
+        if self._mesh is not None and Model.MESH in want:
+            c0 = time.process_time()
+            res = self._mesh.process(img)
+            if res.multi_face_landmarks:
+                lm = res.multi_face_landmarks[0].landmark
+                out.mesh = True
+                eyes = np.array([[[lm[i].x, lm[i].y] for i in RIGHT_EYE],
+                                 [[lm[i].x, lm[i].y] for i in LEFT_EYE]], float)
+                out.eyes = crop.normalized_to_frame(eyes)
+            cpu[Model.MESH.value] = time.process_time() - c0
+
+        if self._hands is not None and Model.HANDS in want:
+            c0 = time.process_time()
+            res = self._hands.process(img)
+            for lms, hd in zip(res.multi_hand_landmarks or [], res.multi_handedness or []):
+                arr = np.array([[p.x, p.y, p.z] for p in lms.landmark], float)
+                arr[:, :2] = crop.normalized_to_frame(arr[:, :2])
+                arr[:, 2] *= w / crop.scale_xy[0]
+                label = hd.classification[0]
+                # MediaPipe's label assumes a mirrored image: swap it.
+                side = "right" if label.label == "Left" else "left"
+                out.hands.append(Hand(arr, side, float(label.score)))
+            cpu[Model.HANDS.value] = time.process_time() - c0
+
+        # eye-band darkness etc. for the mask classifier: only here is the crop at hand
+        out.features = crop_features(crop, out.pose, out.faces, crop.region)
+
+        for k, v in cpu.items():
+            self.cpu_total[k] = self.cpu_total.get(k, 0.0) + v
+        self.calls += 1
+        return out

@@ -1,0 +1,357 @@
+"""Schedules: which time ranges to analyse, how densely, for which seats;
+and `extract`, which decodes only those frames and stores landmarks.
+
+The caller (review's alignment) knows where votes and nights are; vision
+only honours the ranges. Work is cut into chunks of a few seconds, spread
+over worker processes (spawn-safe), and each finished chunk is committed
+to the store, so an interruption loses only the chunks in progress and a
+re-run skips those already done.
+"""
+from __future__ import annotations
+
+import math
+import multiprocessing as mp
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable, Sequence
+
+import numpy as np
+
+from vision.calibration import SEATS, Calibration, CalibrationError, require_seats
+from vision.crops import DEFAULT_LONG_SIDE, seat_crop
+from vision.landmarks import ALL_MODELS, Model, SeatLandmarker, SeatLandmarks
+from vision.store import ObservationStore
+from vision.video import DecodeStats, TimeRange, VideoError, VideoInfo, VideoSource, open_video, probe
+
+# Samples closer than this are "consecutive": MediaPipe's tracking mode can
+# follow a seated player between them.
+TRACKING_MAX_GAP = 0.5
+# Sparser than this, each sample is its own seek: decoding the whole span
+# between samples would cost more than seeking to the keyframe before each.
+SEEK_EACH_MIN_GAP = 4.0
+
+
+@dataclass(frozen=True)
+class ScheduleRange:
+    t0: float
+    t1: float
+    fps: float
+    seats: tuple[int, ...] | None = None      # None: every seat
+    label: str = ""
+    models: tuple[str, ...] | None = None     # None: every model extract loads
+
+    def __post_init__(self):
+        if not self.t1 > self.t0:
+            raise ValueError(f"range [{self.t0}, {self.t1}) is empty")
+        if not self.fps > 0:
+            raise ValueError(f"range [{self.t0}, {self.t1}): fps must be positive")
+        if self.seats is not None:
+            bad = [s for s in self.seats if s not in SEATS]
+            if bad:
+                raise ValueError(f"seats {bad} are not 1..10")
+        if self.models is not None:
+            known = {m.value for m in Model}
+            bad_models = [m for m in self.models if m not in known]
+            if bad_models:
+                raise ValueError(f"models {bad_models} are not {sorted(known)}")
+
+    @property
+    def seats_key(self) -> str:
+        return "all" if self.seats is None else ",".join(map(str, sorted(self.seats)))
+
+    @property
+    def models_key(self) -> str:
+        return "all" if self.models is None else ",".join(sorted(self.models))
+
+    def times(self) -> np.ndarray:
+        return TimeRange(self.t0, self.t1, self.fps).times()
+
+
+@dataclass(frozen=True)
+class Schedule:
+    ranges: tuple[ScheduleRange, ...] = ()
+
+    @staticmethod
+    def of(*ranges: ScheduleRange | tuple) -> "Schedule":
+        return Schedule(tuple(r if isinstance(r, ScheduleRange) else ScheduleRange(*r)
+                              for r in ranges))
+
+    def merged(self) -> "Schedule":
+        """Non-overlapping ranges: where ranges overlap the highest fps wins,
+        seats and models are united and labels joined."""
+        if not self.ranges:
+            return self
+        cuts = sorted({t for r in self.ranges for t in (r.t0, r.t1)})
+        pieces: list[ScheduleRange] = []
+        for a, b in zip(cuts, cuts[1:]):
+            cover = [r for r in self.ranges if r.t0 <= a and r.t1 >= b]
+            if not cover:
+                continue
+            fps = max(r.fps for r in cover)
+            seats = (None if any(r.seats is None for r in cover)
+                     else tuple(sorted({s for r in cover for s in r.seats})))
+            models = (None if any(r.models is None for r in cover)
+                      else tuple(sorted({m for r in cover for m in r.models})))
+            labels = list(dict.fromkeys(l for r in cover for l in r.label.split("+") if l))
+            piece = ScheduleRange(a, b, fps, seats, "+".join(labels), models)
+            prev = pieces[-1] if pieces else None
+            if (prev and prev.t1 == a and prev.fps == fps and prev.seats == seats
+                    and prev.models == models):
+                labels = list(dict.fromkeys(l for l in (prev.label + "+" + piece.label).split("+") if l))
+                pieces[-1] = ScheduleRange(prev.t0, b, fps, seats, "+".join(labels), models)
+            else:
+                pieces.append(piece)
+        return Schedule(tuple(pieces))
+
+    def clipped(self, duration: float) -> "Schedule":
+        return Schedule(tuple(ScheduleRange(r.t0, min(r.t1, duration), r.fps, r.seats,
+                                            r.label, r.models)
+                              for r in self.ranges if r.t0 < duration))
+
+    def chunks(self, max_seconds: float = 10.0) -> list[ScheduleRange]:
+        """The merged schedule cut into pieces of at most `max_seconds`,
+        aligned to each range's sampling grid."""
+        out: list[ScheduleRange] = []
+        for r in self.merged().ranges:
+            step = max(1, math.floor(max_seconds * r.fps)) / r.fps
+            n = max(1, math.ceil((r.t1 - r.t0) / step - 1e-9))
+            for i in range(n):
+                a = r.t0 + i * step
+                b = min(r.t1, r.t0 + (i + 1) * step)
+                if b > a:
+                    out.append(ScheduleRange(round(a, 6), round(b, 6), r.fps, r.seats,
+                                             r.label, r.models))
+        return out
+
+
+def frames_for(schedule: Schedule, video: VideoInfo | VideoSource | float) -> np.ndarray:
+    """Every timestamp the schedule samples inside the video."""
+    duration = (video if isinstance(video, (int, float))
+                else (video.info if isinstance(video, VideoSource) else video).duration)
+    times = [r.times() for r in schedule.clipped(duration).merged().ranges]
+    return np.concatenate(times) if times else np.zeros(0)
+
+
+# --- extraction -----------------------------------------------------------
+
+@dataclass
+class ChunkResult:
+    chunk: ScheduleRange
+    frames: list[tuple[float, tuple[int, int], list[SeatLandmarks]]]
+    stats: DecodeStats
+    cpu: dict[str, float]
+    calls: dict[str, int]
+    error: str | None = None
+    wall: float = 0.0
+
+
+@dataclass
+class ExtractReport:
+    chunks_total: int = 0
+    chunks_done: int = 0
+    chunks_skipped: int = 0
+    frames: int = 0
+    seat_frames: int = 0
+    decode: DecodeStats = field(default_factory=DecodeStats)
+    cpu: dict[str, float] = field(default_factory=dict)
+    calls: dict[str, int] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
+    wall: float = 0.0
+
+
+@dataclass
+class _WorkerState:
+    video: VideoSource
+    calibration: Calibration
+    cam: str
+    long_side: int
+    models: tuple[Model, ...]
+    tracking: dict[int, SeatLandmarker] = field(default_factory=dict)
+    static: SeatLandmarker | None = None
+
+    def landmarker(self, seat: int, tracking: bool) -> SeatLandmarker:
+        if tracking:
+            if seat not in self.tracking:
+                self.tracking[seat] = SeatLandmarker(tracking=True, models=self.models)
+            return self.tracking[seat]
+        if self.static is None:
+            self.static = SeatLandmarker(tracking=False, models=self.models)
+        return self.static
+
+
+# One per worker process: MediaPipe graphs are costly to build and keep the
+# tracking state of each seat between a worker's chunks.
+_STATE: _WorkerState | None = None
+_INIT_ERROR: str | None = None
+
+
+def _init_worker(video_path: str, cal_json: dict, cam: str, long_side: int,
+                 models: tuple[str, ...]) -> None:
+    global _STATE, _INIT_ERROR
+    # An exception escaping a Pool initializer makes the pool respawn workers
+    # forever; keep it and report it per chunk instead.
+    try:
+        _STATE = _WorkerState(open_video(video_path), Calibration.from_json(cal_json), cam,
+                              long_side, tuple(Model(m) for m in models))
+        _INIT_ERROR = None
+    except Exception as exc:
+        _STATE, _INIT_ERROR = None, str(exc)
+
+
+def _run_chunk(chunk: ScheduleRange) -> ChunkResult:
+    try:
+        return _run_chunk_unsafe(chunk)
+    except Exception as exc:  # reported by the parent, never a worker traceback
+        return ChunkResult(chunk, [], DecodeStats(), {}, {},
+                           error=f"chunk [{chunk.t0:.2f}, {chunk.t1:.2f}): "
+                                 f"{type(exc).__name__}: {exc}")
+
+
+def _run_chunk_unsafe(chunk: ScheduleRange) -> ChunkResult:
+    st = _STATE
+    if st is None:
+        raise RuntimeError(_INIT_ERROR or "worker not initialised")
+    started = time.perf_counter()
+    cam = st.calibration.camera(st.cam)
+    seats = sorted(cam.seats) if chunk.seats is None else list(chunk.seats)
+    tracking = 1.0 / chunk.fps <= TRACKING_MAX_GAP
+    only = None if chunk.models is None else [Model(m) for m in chunk.models]
+    before = DecodeStats()
+    before.add(st.video.stats)
+    result = ChunkResult(chunk, [], DecodeStats(), {}, {})
+    if 1.0 / chunk.fps >= SEEK_EACH_MIN_GAP:
+        frames = (f for t in chunk.times() for f in st.video.iter_range(t, t + 1e-3, chunk.fps))
+    else:
+        frames = st.video.iter_range(chunk.t0, chunk.t1, chunk.fps)
+    sx = st.video.info.width / cam.width
+    sy = st.video.info.height / cam.height
+    try:
+        for frame in frames:
+            seat_results = []
+            for seat in seats:
+                region = cam.seats[seat]
+                if (sx, sy) != (1.0, 1.0):
+                    region = _scale_region(region, sx, sy)
+                c = seat_crop(frame.image, region, st.long_side)
+                lm = st.landmarker(seat, tracking).process(c, seat, frame.t, only)
+                for k, v in lm.cpu.items():
+                    result.cpu[k] = result.cpu.get(k, 0.0) + v
+                    result.calls[k] = result.calls.get(k, 0) + 1
+                seat_results.append(lm)
+            result.frames.append((frame.t, frame.size, seat_results))
+    except VideoError as exc:
+        result.error = str(exc)
+    after = st.video.stats
+    result.stats = DecodeStats(after.processes - before.processes,
+                               after.frames_decoded - before.frames_decoded,
+                               after.frames_returned - before.frames_returned,
+                               after.seconds - before.seconds,
+                               after.warnings[len(before.warnings):])
+    result.wall = time.perf_counter() - started
+    return result
+
+
+def _scale_region(region, sx: float, sy: float):
+    from vision.calibration import SeatRegion
+    s = lambda b: (b[0] * sx, b[1] * sy, b[2] * sx, b[3] * sy)
+    return SeatRegion(s(region.body), s(region.table_zone))
+
+
+def extract(video_path: str | Path, calibration: Calibration, schedule: Schedule,
+            workers: int = 2, store: ObservationStore | str | Path | None = None,
+            cam: str = "cam1",
+            chunk_seconds: float = 10.0, long_side: int = DEFAULT_LONG_SIDE,
+            models: Sequence[Model] = ALL_MODELS,
+            progress: Callable[[ChunkResult], None] | None = None) -> ExtractReport:
+    """Landmarks for every seat and scheduled frame, written to `store`
+    (default: `analysis/observations.sqlite` beside the video).
+
+    Chunks already recorded as done are skipped. A damaged file stops only
+    the chunks it breaks: their readable frames are stored, the chunk stays
+    not-done, and the error is listed in the report.
+    """
+    started = time.perf_counter()
+    video_path = str(video_path)
+    info = probe(video_path)
+    cam_cal = calibration.camera(cam)
+    wanted_seats = sorted({s for r in schedule.ranges
+                           for s in (r.seats if r.seats is not None else SEATS)})
+    require_seats(calibration, cam, wanted_seats)
+    if abs(info.width / info.height - cam_cal.width / cam_cal.height) > 0.02:
+        raise CalibrationError(
+            f"calibration of {cam} is for {cam_cal.width}x{cam_cal.height} but {video_path} "
+            f"is {info.width}x{info.height}: a different camera or rotation")
+    if store is None:
+        store = Path(video_path).parent / "analysis" / "observations.sqlite"
+    own_store = not isinstance(store, ObservationStore)
+    db = ObservationStore(store) if own_store else store
+    report = ExtractReport()
+    try:
+        if schedule.ranges and max(r.t1 for r in schedule.ranges) > info.duration + 1e-6:
+            report.errors.append(
+                f"{video_path}: the schedule reaches {max(r.t1 for r in schedule.ranges):.1f} s "
+                f"but the video lasts {info.duration:.1f} s; later ranges are skipped")
+        chunks = schedule.clipped(info.duration).chunks(chunk_seconds)
+        report.chunks_total = len(chunks)
+        todo = [c for c in chunks
+                if not db.is_chunk_done(cam, c.t0, c.t1, c.fps, c.seats_key, c.models_key)]
+        report.chunks_skipped = len(chunks) - len(todo)
+        init_args = (video_path, calibration.to_json(), cam, long_side,
+                     tuple(Model(m).value for m in models))
+        for res in _run_all(todo, workers, init_args):
+            for t, size, seat_results in res.frames:
+                db.add_frame_results(cam, t, size, seat_results, commit=False)
+            db.db.commit()
+            report.frames += len(res.frames)
+            report.seat_frames += sum(len(s) for _, _, s in res.frames)
+            report.decode.add(res.stats)
+            for k, v in res.cpu.items():
+                report.cpu[k] = report.cpu.get(k, 0.0) + v
+                report.calls[k] = report.calls.get(k, 0) + res.calls.get(k, 0)
+            if res.error:
+                report.errors.append(res.error)
+            else:
+                c = res.chunk
+                db.mark_chunk_done(cam, c.t0, c.t1, c.fps, c.seats_key, c.label, c.models_key)
+                report.chunks_done += 1
+            db.add_timings(cam, res.cpu, res.calls)
+            if progress:
+                progress(res)
+    finally:
+        if own_store:
+            db.close()
+    report.wall = time.perf_counter() - started
+    return report
+
+
+def _run_all(chunks: list[ScheduleRange], workers: int, init_args: tuple) -> Iterable[ChunkResult]:
+    if not chunks:
+        return
+    if workers <= 1 or len(chunks) == 1:
+        global _STATE
+        saved = _STATE
+        _init_worker(*init_args)
+        try:
+            for c in chunks:
+                yield _run_chunk(c)
+        finally:
+            st = _STATE
+            _STATE = saved
+            if st is not None:
+                for lm in [*st.tracking.values(), st.static]:
+                    if lm is not None:
+                        lm.close()
+        return
+    ctx = mp.get_context("spawn")
+    pool = ctx.Pool(min(workers, len(chunks)), initializer=_init_worker, initargs=init_args)
+    try:
+        # Chunks go out in time order, one at a time, so a worker tends to get
+        # neighbouring chunks and both cores stay busy to the end.
+        yield from pool.imap_unordered(_run_chunk, chunks, chunksize=1)
+        pool.close()
+    except BaseException:
+        pool.terminate()
+        raise
+    finally:
+        pool.join()
