@@ -1,0 +1,125 @@
+"""`mafvar protocol check` and `mafvar protocol import`."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from .profiles import PROFILE_NAMES
+from .protocol import ProtocolError, Protocol, parse_json, schema_issues
+from .replay import Replay, replay
+from .types import Issue, Severity, error
+
+CHECK_FORMAT = "mafvar-check"
+CHECK_VERSION = 1
+
+
+def register(subparsers) -> None:
+    proto = subparsers.add_parser("protocol", help="check or import game protocols")
+    sub = proto.add_subparsers(dest="protocol_command", metavar="SUBCOMMAND")
+    check = sub.add_parser("check", help="validate and replay a native protocol")
+    check.add_argument("file", help="protocol JSON file")
+    check.add_argument("--profile", choices=PROFILE_NAMES, help="rule profile (default: the protocol's own)")
+    check.add_argument("--json", action="store_true", help="emit the derived output as JSON")
+    check.set_defaults(handler=run_check)
+    imp = sub.add_parser("import", help="convert a rating-platform record to a native protocol")
+    imp.add_argument("--from", dest="source", required=True, choices=("mafiaratings", "polemica"))
+    imp.add_argument("input", help="the foreign record (JSON)")
+    imp.add_argument("-o", "--output", required=True, help="the native protocol to write")
+    imp.add_argument("--force", action="store_true", help="overwrite OUTPUT if it exists")
+    imp.set_defaults(handler=run_import)
+    proto.set_defaults(handler=lambda args: (proto.print_help(), 1)[1])
+
+
+def check_document(doc, profile: str | None = None) -> tuple[Replay | None, list[Issue]]:
+    """Schema-check then replay a parsed document: (replay or None, issues)."""
+    issues = schema_issues(doc)
+    if issues:
+        return None, issues
+    proto = Protocol.from_dict(doc)
+    rep = replay(proto, profile)
+    return rep, list(rep.issues)
+
+
+def check_output(rep: Replay | None, issues: list[Issue], profile_name: str) -> dict:
+    """The documented `mafvar-check` object (docs/protocol.md "Derived output")."""
+    return {
+        "format": CHECK_FORMAT, "version": CHECK_VERSION,
+        "profile": rep.profile.name if rep else profile_name,
+        "valid": not any(i.severity is Severity.ERROR for i in issues),
+        "exits": [e.to_dict() for e in rep.exits] if rep else [],
+        "result": rep.result if rep else None,
+        "points": {str(k): v for k, v in rep.points.items()} if rep else {},
+        "issues": [i.to_dict() for i in issues],
+    }
+
+
+def run_check(args) -> int:
+    path = Path(args.file)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        issues, rep = [error("file", None, f"{path}: no such file")], None
+    except (OSError, UnicodeDecodeError) as exc:
+        issues, rep = [error("file", None, f"{path}: cannot read ({exc})")], None
+    else:
+        try:
+            rep, issues = check_document(parse_json(text), args.profile)
+        except ProtocolError as exc:
+            rep, issues = None, list(exc.issues)
+    out = check_output(rep, issues, args.profile or "mafclub-2023")
+    try:
+        if args.json:
+            print(json.dumps(out, ensure_ascii=False, indent=1))
+        else:
+            _print_human(out, rep)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # the reader (e.g. `| head`) went away: not an error of the protocol
+        import os
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return 0 if out["valid"] else 2
+
+
+def _print_human(out: dict, rep: Replay | None) -> None:
+    print(f"profile: {out['profile']}")
+    if rep is not None:
+        for e in out["exits"]:
+            print(f"seat {e['seat']:>2}: {e['type']}, round {e['round']}")
+        print(f"result: {out['result'] or 'not finished'}")
+        if out["points"]:
+            print("points: " + ", ".join(f"{k}: {v:g}" for k, v in out["points"].items()))
+    for i in out["issues"]:
+        where = f"event {i['event']}" if i["event"] is not None else "protocol"
+        clause = f" [{i['clause']}]" if i["clause"] else ""
+        print(f"{i['severity']}: {where}: {i['message']} ({i['code']}){clause}")
+    print("valid" if out["valid"] else "INVALID")
+
+
+def run_import(args) -> int:
+    from mafvar.cli import UserError
+    out = Path(args.output)
+    if out.exists() and not args.force:
+        raise UserError(f"{out} exists; pass --force to overwrite it")
+    try:
+        from . import importers
+    except ImportError as exc:
+        raise UserError(f"importers are not available: {exc}") from None
+    try:
+        doc = importers.import_file(args.source, args.input)
+    except importers.ImportError_ as exc:
+        raise UserError(str(exc)) from None
+    except FileNotFoundError:
+        raise UserError(f"{args.input}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserError(f"{args.input}: cannot read ({exc})") from None
+    problems = schema_issues(doc)
+    if problems:
+        raise UserError(f"the importer produced an invalid protocol: {problems[0].message}")
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(doc, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise UserError(f"cannot write {out}: {exc}") from None
+    print(f"wrote {out} ({len(doc.get('events', []))} events)")
+    return 0
