@@ -127,8 +127,8 @@ def load_game(game_dir: str | Path) -> Game:
     bad = [i for i in check_calibration(cal, (info.width, info.height)) if getattr(i, "severity", "error") == "error"]
     if bad:
         raise AnalysisError(f"{cpath}: the calibration is not usable: " + "; ".join(str(i) for i in bad[:5]))
-    cams = protocol.cameras or []
-    offset = float((cams[0] or {}).get("offset", 0.0)) if cams else 0.0
+    cams = protocol.cameras or ()
+    offset = float(getattr(cams[0], "offset", 0.0) or 0.0) if cams else 0.0
     return Game(ws, protocol, rep, build_timeline(protocol, rep), video, info, cal, cam, offset)
 
 

@@ -1,0 +1,156 @@
+"""Exact video frames for the incident view: decode frame N, crop a seat, draw boxes.
+
+OpenCV seeks to frame N by decoding forward from the previous keyframe, so
+the frame shown is exactly the one at index N (tests check it on a video that
+carries its own frame number). Frames are RGB uint8 arrays.
+"""
+from __future__ import annotations
+
+import hashlib
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping, Sequence
+
+import cv2
+import imageio_ffmpeg
+import numpy as np
+
+Box = tuple[int, int, int, int]  # x, y, w, h in pixels
+
+
+class FrameError(Exception):
+    """A video or frame that cannot be read; the message names the file."""
+
+
+@dataclass(frozen=True)
+class VideoMeta:
+    fps: float
+    frame_count: int
+    width: int
+    height: int
+
+    @property
+    def duration(self) -> float:
+        return self.frame_count / self.fps if self.fps else 0.0
+
+    def index_at(self, t: float) -> int:
+        """The frame showing video time t (frame i covers [i/fps, (i+1)/fps))."""
+        return min(max(int(round(t * self.fps, 6)), 0), max(self.frame_count - 1, 0))
+
+    def time_of(self, index: int) -> float:
+        return index / self.fps if self.fps else 0.0
+
+
+def video_meta(path: str | Path) -> VideoMeta:
+    cap = cv2.VideoCapture(str(path))
+    try:
+        if not cap.isOpened():
+            raise FrameError(f"cannot open video {path}")
+        fps = float(cap.get(cv2.CAP_PROP_FPS) or 0.0)
+        n = int(cap.get(cv2.CAP_PROP_FRAME_COUNT) or 0)
+        w = int(cap.get(cv2.CAP_PROP_FRAME_WIDTH) or 0)
+        h = int(cap.get(cv2.CAP_PROP_FRAME_HEIGHT) or 0)
+    finally:
+        cap.release()
+    if fps <= 0 or n <= 0:
+        raise FrameError(f"{path}: no frame rate or frame count in the file")
+    return VideoMeta(fps, n, w, h)
+
+
+def read_frame(path: str | Path, index: int) -> np.ndarray:
+    cap = cv2.VideoCapture(str(path))
+    try:
+        if not cap.isOpened():
+            raise FrameError(f"cannot open video {path}")
+        cap.set(cv2.CAP_PROP_POS_FRAMES, int(index))
+        ok, bgr = cap.read()
+    finally:
+        cap.release()
+    if not ok or bgr is None:
+        raise FrameError(f"{path}: frame {index} could not be decoded")
+    return cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB)
+
+
+def crop(frame: np.ndarray, box: Box, zoom: float = 3.0, margin: float = 0.15) -> np.ndarray:
+    """The seat's region with a small margin, enlarged `zoom` times."""
+    x, y, w, h = box
+    mx, my = int(w * margin), int(h * margin)
+    H, W = frame.shape[:2]
+    x0, y0 = max(0, x - mx), max(0, y - my)
+    x1, y1 = min(W, x + w + mx), min(H, y + h + my)
+    if x1 <= x0 or y1 <= y0:
+        raise FrameError(f"seat box {box} lies outside the {W}x{H} frame")
+    part = frame[y0:y1, x0:x1]
+    return cv2.resize(part, (int((x1 - x0) * zoom), int((y1 - y0) * zoom)),
+                      interpolation=cv2.INTER_CUBIC)
+
+
+def draw_seats(frame: np.ndarray, boxes: Mapping[int, Box],
+               highlight: Sequence[int] = (), invalid: Sequence[int] = ()) -> np.ndarray:
+    """Seat boxes numbered; highlighted seats in yellow, invalid ones in red."""
+    out = frame.copy()
+    scale = max(out.shape[1] / 1280, 0.5)
+    for seat, (x, y, w, h) in sorted(boxes.items()):
+        colour = (255, 60, 60) if seat in invalid else (255, 220, 0) if seat in highlight else (0, 200, 255)
+        thick = max(2, int(3 * scale))
+        cv2.rectangle(out, (x, y), (x + w, y + h), colour, thick)
+        label = str(seat)
+        (tw, th), _ = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, 1.0 * scale, thick)
+        cv2.rectangle(out, (x, y), (x + tw + 8, y + th + 10), colour, -1)
+        cv2.putText(out, label, (x + 4, y + th + 5), cv2.FONT_HERSHEY_SIMPLEX, 1.0 * scale,
+                    (0, 0, 0), thick)
+    return out
+
+
+HAND_CONNECTIONS = ((0, 1), (1, 2), (2, 3), (3, 4), (0, 5), (5, 6), (6, 7), (7, 8), (5, 9),
+                    (9, 10), (10, 11), (11, 12), (9, 13), (13, 14), (14, 15), (15, 16),
+                    (13, 17), (17, 18), (18, 19), (19, 20), (0, 17))
+
+
+def draw_hand_landmarks(image: np.ndarray) -> tuple[np.ndarray, int]:
+    """MediaPipe hand landmarks drawn on `image` (via vision); returns (image, hands found)."""
+    from vision.hands.detector import detect_hands  # heavy; loaded only on demand
+
+    out = image.copy()
+    hands = detect_hands(image)
+    for hand in hands:
+        pts = [(int(p[0]), int(p[1])) for p in hand.landmarks_px]
+        for a, b in HAND_CONNECTIONS:
+            cv2.line(out, pts[a], pts[b], (0, 255, 120), 2)
+        for p in pts:
+            cv2.circle(out, p, 3, (255, 0, 80), -1)
+    return out, len(hands)
+
+
+def png_bytes(image: np.ndarray) -> bytes:
+    ok, buf = cv2.imencode(".png", cv2.cvtColor(image, cv2.COLOR_RGB2BGR))
+    if not ok:
+        raise FrameError("could not encode the frame as PNG")
+    return buf.tobytes()
+
+
+def cut_clip(video: str | Path, t0: float, t1: float, cache_dir: Path | None = None) -> Path:
+    """A browser-playable H.264 clip of [t0, t1], cached outside the game folder.
+
+    Never written into the workspace: the app must not create or alter
+    files the analysis owns.
+    """
+    video = Path(video)
+    cache = cache_dir or Path(tempfile.gettempdir()) / "mafvar-app-clips"
+    cache.mkdir(parents=True, exist_ok=True)
+    st = video.stat()
+    key = hashlib.sha1(f"{video.resolve()}|{st.st_size}|{st.st_mtime}|{t0:.3f}|{t1:.3f}".encode()).hexdigest()[:16]
+    out = cache / f"{key}.mp4"
+    if out.is_file() and out.stat().st_size > 0:
+        return out
+    tmp = out.with_suffix(".part.mp4")
+    cmd = [imageio_ffmpeg.get_ffmpeg_exe(), "-loglevel", "error", "-y", "-ss", f"{max(t0, 0):.3f}",
+           "-i", str(video), "-t", f"{max(t1 - t0, 0.1):.3f}", "-c:v", "libx264", "-preset",
+           "veryfast", "-pix_fmt", "yuv420p", "-movflags", "+faststart", "-an", str(tmp)]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0 or not tmp.is_file():
+        raise FrameError(f"could not cut a clip from {video}: {proc.stderr.strip()[-300:]}")
+    tmp.replace(out)
+    return out

@@ -1,0 +1,129 @@
+"""One game as the app shows it: the workspace plus whatever of its files could be read.
+
+Loading never raises for a damaged derived file: each problem is kept as a
+message for the page to show, so a bad incidents.json still lets a judge
+see the video and the protocol.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable
+
+from review.incidents import Incident, IncidentFormatError, load_incidents
+from review.recount_file import RecountFile, RecountFormatError, load_recount
+from review.workspace import GameWorkspace, WorkspaceError, WorkspaceState
+
+GAMES_ENV = "MAFVAR_GAMES"  # os.pathsep-separated game folders or folders of games
+DEFAULT_PROFILE = "mafclub-2023"
+
+
+class GameLoadError(Exception):
+    """The folder is not a game workspace at all; the message says why."""
+
+
+@dataclass(frozen=True)
+class LoadedGame:
+    ws: GameWorkspace
+    state: WorkspaceState
+    protocol: dict[str, Any] | None
+    incidents: tuple[Incident, ...]
+    recount: RecountFile | None
+    problems: tuple[str, ...]  # readable messages for what could not be loaded
+
+    @property
+    def root(self) -> Path:
+        return self.ws.root
+
+    @property
+    def video(self) -> Path | None:
+        vids = self.state.videos
+        return vids[0] if vids else None
+
+    @property
+    def camera_id(self) -> str | None:
+        cams = (self.protocol or {}).get("cameras") or []
+        return str(cams[0].get("id")) if cams and isinstance(cams[0], dict) and cams[0].get("id") else None
+
+    @property
+    def profile(self) -> str:
+        game = (self.protocol or {}).get("game") or {}
+        return str(game.get("profile") or DEFAULT_PROFILE)
+
+    @property
+    def title(self) -> str:
+        game = (self.protocol or {}).get("game") or {}
+        parts = [str(game[k]) for k in ("tournament",) if game.get(k)]
+        if game.get("table") is not None:
+            parts.append(f"table {game['table']}")
+        if game.get("number") is not None:
+            parts.append(f"game {game['number']}")
+        return " · ".join(parts) or self.root.name
+
+    def incident(self, incident_id: str) -> Incident | None:
+        return next((i for i in self.incidents if i.id == incident_id), None)
+
+    def seat_names(self) -> dict[int, str]:
+        out = {}
+        for s in (self.protocol or {}).get("seats", []) or []:
+            if isinstance(s, dict) and isinstance(s.get("seat"), int):
+                out[s["seat"]] = str(s.get("name") or "")
+        return out
+
+
+def load_game(path: str | os.PathLike[str]) -> LoadedGame:
+    try:
+        ws = GameWorkspace(path)
+    except WorkspaceError as exc:
+        raise GameLoadError(str(exc)) from None
+    state = ws.state()
+    problems: list[str] = []
+    if not state.has_protocol:
+        raise GameLoadError(f"{ws.root} is not a game workspace: it has no protocol.json")
+    protocol = None
+    try:
+        protocol = ws.read_protocol()
+    except WorkspaceError as exc:
+        problems.append(str(exc))
+    if state.missing_videos:
+        problems.append("video not found: " + ", ".join(p.name for p in state.missing_videos))
+    incidents: tuple[Incident, ...] = ()
+    if state.has_incidents:
+        try:
+            incidents = load_incidents(ws.incidents_path).incidents
+        except (IncidentFormatError, OSError) as exc:
+            problems.append(f"incidents.json cannot be read: {exc}")
+    recount = None
+    if state.has_recount:
+        try:
+            recount = load_recount(ws.recount_path)
+        except (RecountFormatError, OSError) as exc:
+            problems.append(f"recount.json cannot be read: {exc}")
+    return LoadedGame(ws, state, protocol, incidents, recount, tuple(problems))
+
+
+def is_game_dir(path: Path) -> bool:
+    return (path / "protocol.json").is_file()
+
+
+def find_games(roots: Iterable[str | os.PathLike[str]]) -> list[Path]:
+    """Game folders among `roots`: each root is a game, or a folder holding games."""
+    found: list[Path] = []
+    for root in roots:
+        p = Path(root).expanduser()
+        if not p.is_dir():
+            continue
+        if is_game_dir(p):
+            found.append(p.resolve())
+            continue
+        for child in sorted(p.iterdir()):
+            if child.is_dir() and is_game_dir(child):
+                found.append(child.resolve())
+    seen: set[Path] = set()
+    return [g for g in found if not (g in seen or seen.add(g))]
+
+
+def roots_from_env(environ: dict[str, str] | None = None) -> list[str]:
+    value = (environ if environ is not None else os.environ).get(GAMES_ENV, "")
+    return [p for p in value.split(os.pathsep) if p.strip()]

@@ -1,0 +1,73 @@
+"""The incident queue: one-line summaries, priority order and filters (pure functions)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Mapping
+
+from review.incidents import Incident, sort_by_priority
+
+IMPACT_LABEL = {2: "changes the result", 1: "changes who leaves", 0: "no effect on the outcome"}
+UNDECIDED = "open"
+
+
+def clock(t: float | None) -> str:
+    """Video seconds as m:ss.s (h:mm:ss.s past an hour); '—' when unknown."""
+    if t is None:
+        return "—"
+    t = max(0.0, float(t))
+    h, rem = divmod(t, 3600)
+    m, s = divmod(rem, 60)
+    return f"{int(h)}:{int(m):02d}:{s:04.1f}" if h else f"{int(m)}:{s:04.1f}"
+
+
+def what(inc: Incident) -> str:
+    return inc.type.value.replace("_", " ")
+
+
+def who(inc: Incident) -> str:
+    if not inc.seats:
+        return "judge"
+    return ("seat " if len(inc.seats) == 1 else "seats ") + ", ".join(str(s) for s in inc.seats)
+
+
+def one_line(inc: Incident) -> str:
+    """What, who, when, the clause and the impact in one line."""
+    clause = inc.clause or "no clause"
+    line = (f"{what(inc)} · {who(inc)} · {clock(inc.t0)} ({inc.phase.label}) · {clause}"
+            f" · {IMPACT_LABEL[inc.impact.rank]}")
+    return line
+
+
+@dataclass(frozen=True)
+class QueueFilter:
+    types: frozenset[str] = field(default_factory=frozenset)  # empty = all
+    seats: frozenset[int] = field(default_factory=frozenset)
+    statuses: frozenset[str] = field(default_factory=frozenset)
+    phases: frozenset[str] = field(default_factory=frozenset)  # phase labels
+
+    def keeps(self, inc: Incident, status: str) -> bool:
+        if self.types and inc.type.value not in self.types:
+            return False
+        if self.seats and not self.seats.intersection(inc.seats):
+            return False
+        if self.statuses and status not in self.statuses:
+            return False
+        if self.phases and inc.phase.label not in self.phases:
+            return False
+        return True
+
+
+def queue(incidents: Iterable[Incident], statuses: Mapping[str, str],
+          flt: QueueFilter = QueueFilter()) -> list[Incident]:
+    """Incidents kept by the filter, highest impact first, then most confident."""
+    return [inc for inc in sort_by_priority(incidents)
+            if flt.keeps(inc, statuses.get(inc.id, UNDECIDED))]
+
+
+def phase_labels(incidents: Iterable[Incident]) -> list[str]:
+    """Phase labels in video order (first occurrence)."""
+    seen: dict[str, float] = {}
+    for inc in incidents:
+        t = inc.t0 if inc.t0 is not None else float("inf")
+        seen[inc.phase.label] = min(seen.get(inc.phase.label, t), t)
+    return sorted(seen, key=lambda label: (seen[label], label))

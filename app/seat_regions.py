@@ -1,0 +1,93 @@
+"""Seat regions for the app: a thin layer over `vision.calibration`.
+
+The app draws and crops with (x, y, w, h) integer boxes; calibration.json
+stores [x0, y0, x1, y1] per seat for the body and the table zone. Checks are
+vision's own (`check_calibration`), so the app refuses exactly what the
+analysis would.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from vision.calibration import (Calibration, CalibrationError, SeatRegion, check_calibration,
+                                load_calibration, save_calibration)
+
+Box = tuple[int, int, int, int]  # x, y, w, h
+REGION_KINDS = ("body", "table_zone")
+
+__all__ = ["Box", "CalibrationError", "CameraRegions", "CheckResult", "check_file",
+           "load_regions", "regions_for", "set_box"]
+
+
+@dataclass(frozen=True)
+class CameraRegions:
+    camera: str
+    width: int
+    height: int
+    boxes: dict[int, Box]  # body regions
+    zones: dict[int, Box]  # table zones
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    problems: tuple[str, ...]
+    bad_seats: tuple[int, ...]
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def _xywh(b) -> Box:
+    x0, y0, x1, y1 = b
+    return (int(round(x0)), int(round(y0)), int(round(x1 - x0)), int(round(y1 - y0)))
+
+
+def load_regions(path: Path) -> list[CameraRegions]:
+    cal = load_calibration(path)
+    return [CameraRegions(cid, c.width, c.height,
+                          {s: _xywh(r.body) for s, r in c.seats.items()},
+                          {s: _xywh(r.table_zone) for s, r in c.seats.items()})
+            for cid, c in sorted(cal.cameras.items())]
+
+
+def regions_for(path: Path, camera: str | None = None) -> CameraRegions:
+    """The named camera's regions, or the first camera's when it is absent or unnamed."""
+    cams = load_regions(path)
+    return next((c for c in cams if c.camera == camera), cams[0])
+
+
+def check_file(path: Path, frame_size: tuple[int, int] | None = None,
+               camera: str | None = None) -> CheckResult:
+    """vision's calibration check; an unreadable file is one problem, not an exception."""
+    try:
+        cal = load_calibration(path)
+        issues = check_calibration(cal, frame_size, cam=camera)
+    except CalibrationError as exc:
+        return CheckResult((str(exc),), ())
+    return CheckResult(tuple(f"{i.cam}: {i.message}" for i in issues),
+                       tuple(sorted({i.seat for i in issues})))
+
+
+def set_box(path: Path, camera: str, seat: int, box: Box, *, region: str = "body",
+            confirmed_by: str | None = None) -> Path:
+    """Replace one seat's region; vision keeps the previous file as calibration.json.bak."""
+    if region not in REGION_KINDS:
+        raise ValueError(f"region must be one of {REGION_KINDS}")
+    x, y, w, h = (int(v) for v in box)
+    if w <= 0 or h <= 0:
+        raise CalibrationError(f"seat {seat}: width and height must be positive")
+    cal: Calibration = load_calibration(path)
+    cam = cal.camera(camera)
+    new = (float(x), float(y), float(x + w), float(y + h))
+    old = cam.seats.get(seat)
+    if old is None:
+        cam.seats[seat] = SeatRegion(new, new)
+    elif region == "body":
+        cam.seats[seat] = SeatRegion(new, old.table_zone)
+    else:
+        cam.seats[seat] = SeatRegion(old.body, new)
+    if confirmed_by:
+        cal.confirmed_by = confirmed_by
+    return save_calibration(cal, path)

@@ -1,0 +1,40 @@
+"""Incidents queue: highest impact first, then most confident; filter and open."""
+from __future__ import annotations
+
+import streamlit as st
+
+from app.incident_queue import UNDECIDED, QueueFilter, one_line, phase_labels, queue
+from app.ui import open_incident, require_game, store
+
+st.title("Incidents")
+game = require_game()
+if not game.incidents:
+    st.info("This game has no incidents (not analysed yet, or nothing was found).")
+    st.stop()
+
+with store(game) as s:
+    decided = s.current_decisions() if s is not None else {}
+statuses = {inc.id: (decided[inc.id].verdict.value if inc.id in decided else UNDECIDED)
+            for inc in game.incidents}
+
+types = sorted({inc.type.value for inc in game.incidents})
+seats = sorted({s for inc in game.incidents for s in inc.seats})
+c1, c2, c3, c4 = st.columns(4)
+f_types = c1.multiselect("Type", types, key="f_type", format_func=lambda t: t.replace("_", " "))
+f_seats = c2.multiselect("Seat", seats, key="f_seat")
+f_status = c3.multiselect("Status", [UNDECIDED, "confirmed", "rejected", "unsure"], key="f_status")
+f_phase = c4.multiselect("Phase", phase_labels(game.incidents), key="f_phase")
+flt = QueueFilter(frozenset(f_types), frozenset(f_seats), frozenset(f_status), frozenset(f_phase))
+
+rows = queue(game.incidents, statuses, flt)
+st.caption(f"{len(rows)} of {len(game.incidents)} incidents")
+for inc in rows:
+    status = statuses[inc.id]
+    badge = {2: ":red-badge[result]", 1: ":orange-badge[exit]", 0: ":gray-badge[minor]"}[inc.impact.rank]
+    left, right = st.columns([6, 1], vertical_alignment="center")
+    left.markdown(f"{badge} **{one_line(inc)}** · confidence {inc.confidence:.0%} · "
+                  f"status **{status}**")
+    if inc.impact.summary:
+        left.caption(inc.impact.summary)
+    if right.button("Open", key=f"open_{inc.id}"):
+        open_incident(inc.id)

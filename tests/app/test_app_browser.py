@@ -1,0 +1,290 @@
+"""The review app in a real browser: headless Debian Chromium driven by Playwright.
+
+Starts the real server (`python -m mafvar review GAME --port P`, as a user
+would), opens the game, opens the highest-impact incident, steps frames,
+records a decision, reloads, restarts the server, and has two browser
+sessions decide at once. Screenshots go to test-output/browser/.
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from urllib.parse import quote
+
+import cv2
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+from app_testlib import ROOT, copy_game, fixtures  # noqa: E402
+
+from review.store import ReviewStore  # noqa: E402
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+SHOTS = ROOT / "test-output" / "browser"
+SAMPLE = ROOT / "sample_videos" / "demo"
+TIMEOUT_MS = 60_000
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+
+def require_browser():
+    if not Path(CHROMIUM).is_file():
+        pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium "
+                    "(`make browser-deps`, or apt-get install chromium chromium-driver)")
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        pytest.fail("playwright is not installed in the venv (pinned in requirements.lock)")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def listening_addresses(port: int) -> set[str]:
+    """Local IPv4 addresses with a LISTEN socket on `port`, from /proc/net/tcp."""
+    out = set()
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        local, state = line.split()[1], line.split()[3]
+        addr, p = local.split(":")
+        if state == "0A" and int(p, 16) == port:
+            out.add(socket.inet_ntoa(bytes.fromhex(addr)[::-1]))
+    return out
+
+
+class Server:
+    def __init__(self, games: list[Path], port: int, log: Path):
+        self.games, self.port, self.log = games, port, log
+        self.proc: subprocess.Popen | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> "Server":
+        env = dict(os.environ, PYTHONPATH=str(ROOT))
+        self._log = self.log.open("ab")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "mafvar", "review", *map(str, self.games), "--port", str(self.port)],
+            cwd=ROOT, env=env, stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True)
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise AssertionError(f"server exited early:\n{self.log.read_text()[-2000:]}")
+            try:
+                with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=2) as r:
+                    if r.status == 200:
+                        return self
+            except OSError:
+                time.sleep(0.3)
+        raise AssertionError(f"server did not come up:\n{self.log.read_text()[-2000:]}")
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait()
+        self._log.close()
+        deadline = time.monotonic() + 15
+        while listening_addresses(self.port) and time.monotonic() < deadline:
+            time.sleep(0.2)
+
+
+def assert_clean(page, where: str) -> None:
+    """Fail if the page shows a Streamlit exception or a traceback."""
+    n = page.locator("[data-testid='stException']").count()
+    body = page.inner_text("body")
+    assert n == 0 and "Traceback" not in body, f"{where}: exception on the page:\n{body[:3000]}"
+
+
+def shot(page, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"))
+
+
+def wait_text(page, text: str, timeout: int = TIMEOUT_MS) -> None:
+    page.get_by_text(text).first.wait_for(state="visible", timeout=timeout)
+
+
+def displayed_frame_code(page, base: str) -> int:
+    """The frame index written in the full frame the app is showing."""
+    img = page.get_by_test_id("stImage").first.locator("img")
+    src = img.get_attribute("src")
+    data = page.request.get(src if src.startswith("http") else base + src).body()
+    rgb = cv2.cvtColor(cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB)
+    scale = rgb.shape[1] / fixtures.WIDTH
+    if scale != 1.0:
+        rgb = cv2.resize(rgb, (fixtures.WIDTH, int(round(rgb.shape[0] / scale))))
+    return fixtures.read_frame_code(rgb)
+
+
+def click_main(page, name: str) -> None:
+    page.get_by_test_id("stMain").get_by_role("button", name=name, exact=True).first.click()
+
+
+@pytest.fixture()
+def browser():
+    require_browser()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        yield b
+        b.close()
+
+
+def test_review_flow_survives_reload_and_restart(browser, tmp_path):
+    game = fixtures.make_game(tmp_path, "game1")
+    log = tmp_path / "server.log"
+    server = Server([game], free_port(), log).start()
+    try:
+        assert listening_addresses(server.port) == {"127.0.0.1"}, "must bind to localhost only"
+        page = browser.new_page(viewport={"width": 1400, "height": 1400})
+        page.set_default_timeout(TIMEOUT_MS)
+        page.goto(server.url + "/")
+        wait_text(page, "Fixture Cup")
+        assert_clean(page, "games")
+        shot(page, "01-games")
+
+        name = page.get_by_label("Your name")
+        name.fill("Chief Tester")
+        name.press("Enter")
+        page.get_by_test_id("stSidebarNav").get_by_text("Incidents", exact=True).click()
+        wait_text(page, "6 of 6 incidents")
+        assert_clean(page, "queue")
+        shot(page, "02-queue")
+
+        click_main(page, "Open")  # the first row: highest impact
+        wait_text(page, "Frame 155")
+        assert "miscount" in page.url and "incident=" in page.url
+        assert_clean(page, "incident")
+        page.get_by_test_id("stImage").first.wait_for()
+        assert displayed_frame_code(page, server.url) == 155
+        player = page.frame_locator("iframe").first
+        player.locator("button[data-rate='0.25']").click()
+        rate, loop = player.locator("video").evaluate("v => [v.playbackRate, v.loop]")
+        assert (rate, loop) == (0.25, True)  # slow motion, looping
+        for button, frame in [("next frame ▶", 156), ("+1 s", 181), ("◀ previous frame", 180)]:
+            click_main(page, button)
+            wait_text(page, f"Frame {frame}")
+        page.wait_for_timeout(500)
+        assert displayed_frame_code(page, server.url) == 180
+        assert_clean(page, "incident after stepping")
+
+        page.get_by_test_id("stMain").get_by_text("Reject", exact=True).click()
+        page.get_by_label("Note").fill("count confirmed on frame 180")
+        click_main(page, "Record decision")
+        wait_text(page, "Current decision: rejected by Chief Tester")
+        assert_clean(page, "incident decided")
+        shot(page, "03-incident-decided")
+
+        page.reload()
+        wait_text(page, "Current decision: rejected by Chief Tester")
+        assert_clean(page, "incident after reload")
+        shot(page, "04-after-reload")
+        incident_url = page.url
+        inc_id = incident_url.split("incident=")[1].split("&")[0]
+        page.close()
+    finally:
+        server.stop()
+    assert listening_addresses(server.port) == set()
+
+    with ReviewStore.open(game / "review.db") as s:
+        d = s.current_decision(inc_id)
+    assert (d.verdict.value, d.reviewer, d.note) == ("rejected", "Chief Tester", "count confirmed on frame 180")
+
+    server = Server([game], free_port(), log).start()
+    try:
+        base = server.url
+        page = browser.new_page(viewport={"width": 1400, "height": 1400})
+        page.set_default_timeout(TIMEOUT_MS)
+        page.goto(f"{base}/incident?game={quote(str(game))}&incident={inc_id}")
+        wait_text(page, "Current decision: rejected by Chief Tester")
+        assert_clean(page, "incident after restart")
+        shot(page, "05-after-restart")
+        page.goto(f"{base}/votes?game={quote(str(game))}")
+        wait_text(page, "Announced against recount")
+        assert_clean(page, "votes")
+        shot(page, "06-votes")
+        page.close()
+
+        # two judges decide on the same incident at the same moment
+        other = "late_vote"
+        other_id = next(i["id"] for i in json.loads((game / "analysis/incidents.json").read_text())["incidents"]
+                        if i["type"] == other)
+        pages = []
+        for judge, verdict in [("Judge A", "Confirm"), ("Judge B", "Unsure")]:
+            ctx = browser.new_context(viewport={"width": 1400, "height": 1400})
+            pg = ctx.new_page()
+            pg.set_default_timeout(TIMEOUT_MS)
+            pg.goto(f"{base}/incident?game={quote(str(game))}&incident={other_id}"
+                    f"&reviewer={quote(judge)}&role=side_judge")
+            wait_text(pg, "No decision yet")
+            pg.get_by_test_id("stMain").get_by_text(verdict, exact=True).click()
+            pages.append((ctx, pg))
+        for _, pg in pages:  # both submit without waiting for the other
+            click_main(pg, "Record decision")
+        for (_, pg), judge in zip(pages, ["Judge A", "Judge B"]):
+            pg.get_by_text("Current decision:").first.wait_for()
+            assert_clean(pg, f"concurrent decision by {judge}")
+        shot(pages[1][1], "07-concurrent")
+        for ctx, _ in pages:
+            ctx.close()
+    finally:
+        server.stop()
+
+    with ReviewStore.open(game / "review.db") as s:
+        log_rows = s.audit_log("decide")
+        history = s.decision_history(other_id)
+    actors = [e.actor for e in log_rows]
+    assert actors.count("Judge A") == 1 and actors.count("Judge B") == 1, actors
+    assert sorted(d.reviewer for d in history) == ["Judge A", "Judge B"]
+    assert history[1].supersedes == history[0].id  # one chain, nothing lost
+
+
+@pytest.mark.skipif(not (SAMPLE / "protocol.json").is_file(), reason="the committed sample game is not built yet")
+def test_sample_game_highest_impact_incident(browser, tmp_path):
+    if not (SAMPLE / "analysis" / "incidents.json").is_file():
+        pytest.skip("the sample game has no analysis/incidents.json yet")
+    game = copy_game(SAMPLE, tmp_path, "demo")  # never write review.db into the committed sample
+    server = Server([game], free_port(), tmp_path / "server.log").start()
+    try:
+        page = browser.new_page(viewport={"width": 1400, "height": 1400})
+        page.set_default_timeout(TIMEOUT_MS)
+        page.goto(server.url + "/queue")
+        wait_text(page, "incidents")
+        assert_clean(page, "sample queue")
+        click_main(page, "Open")
+        wait_text(page, "Frame ")
+        first = page.get_by_text("Frame ").first.inner_text()
+        click_main(page, "next frame ▶")
+        page.wait_for_function("t => !document.body.innerText.includes(t)", arg=first.split(" of ")[0] + " of")
+        assert_clean(page, "sample incident")
+        page.get_by_test_id("stMain").get_by_text("Confirm", exact=True).click()
+        name = page.get_by_label("Your name")
+        name.fill("Sample Judge")
+        name.press("Enter")
+        page.wait_for_timeout(500)
+        click_main(page, "Record decision")
+        wait_text(page, "Current decision: confirmed by Sample Judge")
+        page.reload()
+        wait_text(page, "Current decision: confirmed by Sample Judge")
+        assert_clean(page, "sample after reload")
+        shot(page, "10-sample-incident")
+    finally:
+        server.stop()

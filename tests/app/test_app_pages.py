@@ -1,0 +1,355 @@
+"""Streamlit AppTest runs of each page against a real fixture game (video, protocol, review.db)."""
+from __future__ import annotations
+
+import json
+import sys
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+from app_testlib import app_on, copy_game, fixtures, no_exceptions, texts  # noqa: E402
+
+from review.store import ReviewStore  # noqa: E402
+
+PAGES = ["games", "calibration", "timeline", "queue", "incident", "votes", "appeals", "audit"]
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory) -> Path:
+    return fixtures.make_game(tmp_path_factory.mktemp("tpl"), "game1")
+
+
+@pytest.fixture()
+def game(template, tmp_path) -> Path:
+    return copy_game(template, tmp_path)
+
+
+def queue_rows(at) -> list[str]:
+    return [m.value for m in at.markdown if "· confidence" in m.value]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_loads_the_fixture_game(page, game):
+    at = app_on(page, game)
+    no_exceptions(at)
+    assert not at.error, [e.value for e in at.error]
+
+
+@pytest.mark.parametrize("page", PAGES[1:])
+def test_every_page_reports_a_missing_workspace_without_an_exception(page, tmp_path):
+    at = app_on(page, tmp_path / "no-such-game")
+    no_exceptions(at)
+    if page == "audit":  # the audit page asks for a folder; the missing game's parent exists
+        return
+    assert at.error, f"{page}: no error shown for a missing workspace"
+    assert "game folder not found" in at.error[0].value
+
+
+@pytest.mark.parametrize("page", ["queue", "incident", "votes", "appeals", "calibration"])
+def test_pages_without_an_open_game_say_so(page):
+    at = app_on(page, None)
+    no_exceptions(at)
+    assert any("No game is open" in e.value for e in at.error)
+
+
+def test_games_page_shows_the_analysis_state(game):
+    at = app_on("games", game)
+    no_exceptions(at)
+    assert "Fixture Cup" in texts(at)
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Incidents"] == "6"
+    assert metrics["Vote calls recounted"] == "2"
+    # review.pipeline is not part of this checkout's contract: either a run button or a note
+    assert any("Analysis" in t for t in texts(at).splitlines())
+
+
+def test_queue_is_sorted_by_impact_then_confidence(game):
+    at = app_on("queue", game)
+    rows = queue_rows(at)
+    assert len(rows) == 6
+    kinds = [r.split("**")[1].split(" · ")[0] for r in rows]
+    # result-changing miscount, then the exit-changing late vote, then the no-impact ones
+    # by confidence: protocol audit 1.0 > touch day 0.95 > wrong form 0.70 > peek 0.65
+    # (fixtures.INCIDENT_SPECS)
+    assert kinds == ["miscount", "late vote", "protocol audit", "touch day", "wrong form", "peek"]
+
+
+def test_queue_filters_narrow_the_list(game):
+    at = app_on("queue", game)
+    at.multiselect(key="f_type").set_value(["peek", "wrong_form"]).run()
+    assert [r.split("**")[1].split(" · ")[0] for r in queue_rows(at)] == ["wrong form", "peek"]
+    at.multiselect(key="f_type").set_value([]).run()
+    at.multiselect(key="f_seat").set_value([6]).run()
+    rows = queue_rows(at)
+    assert len(rows) == 1 and "seat 6" in rows[0]
+    at.multiselect(key="f_seat").set_value([]).run()
+    at.multiselect(key="f_phase").set_value(["Day 1, vote on seat 5"]).run()
+    assert len(queue_rows(at)) == 3
+    assert "3 of 6 incidents" in texts(at)
+
+
+def test_status_filter_follows_decisions_in_review_db(game):
+    with ReviewStore.open(game / "review.db") as s:
+        inc_id = json.loads((game / "analysis/incidents.json").read_text())["incidents"][0]["id"]
+        s.decide(inc_id, "Boris", "side_judge", "rejected", "")
+    at = app_on("queue", game)
+    at.multiselect(key="f_status").set_value(["rejected"]).run()
+    rows = queue_rows(at)
+    assert len(rows) == 1 and "status **rejected**" in rows[0]
+    at.multiselect(key="f_status").set_value(["open"]).run()
+    assert len(queue_rows(at)) == 5
+
+
+def test_opening_from_the_queue_selects_the_highest_impact_incident(game):
+    at = app_on("queue", game)
+    at.button(key=[b.key for b in at.button if b.key.startswith("open_")][0]).click().run()
+    no_exceptions(at)
+    assert at.session_state["incident_id"].startswith("miscount-")
+
+
+def test_decision_is_written_to_review_db_and_shown(game):
+    at = app_on("incident", game, name="Anna", role="chief_judge")
+    inc_id = at.session_state["incident_id"]
+    assert inc_id.startswith("miscount-")  # the first in priority order
+    assert not (game / "review.db").exists()  # viewing creates nothing
+    at.radio(key=f"verdict_{inc_id}").set_value("confirmed")
+    at.text_area(key=f"note_{inc_id}").input("seat 6 fist lands at 7.3 s")
+    at.button(key=f"FormSubmitter:decide_{inc_id}-Record decision").click().run()
+    no_exceptions(at)
+    with ReviewStore.open(game / "review.db") as s:
+        d = s.current_decision(inc_id)
+        log = s.audit_log("decide")
+    assert d is not None
+    assert (d.verdict.value, d.reviewer, d.role.value, d.note) == (
+        "confirmed", "Anna", "chief_judge", "seat 6 fist lands at 7.3 s")
+    assert [e.actor for e in log] == ["Anna"]
+    assert any("Current decision: **confirmed** by Anna" in s.value for s in at.success)
+
+
+def test_decision_needs_a_name(game):
+    at = app_on("incident", game, name="")
+    inc_id = at.session_state["incident_id"]
+    at.button(key=f"FormSubmitter:decide_{inc_id}-Record decision").click().run()
+    assert any("Enter your name" in e.value for e in at.error)
+    assert not (game / "review.db").exists()
+
+
+def test_frame_stepping_moves_by_exact_frames(game):
+    at = app_on("incident", game)
+    inc_id = at.session_state["incident_id"]
+    key = f"frame_{inc_id}"
+    start = at.session_state[key]
+    assert start == round(6.2 * fixtures.FPS)  # the incident's t0
+    at.button(key=f"step_1_{inc_id}").click().run()
+    assert at.session_state[key] == start + 1
+    at.button(key=f"step_{fixtures.FPS}_{inc_id}").click().run()
+    assert at.session_state[key] == start + 1 + fixtures.FPS
+    at.button(key=f"step_-1_{inc_id}").click().run()
+    assert at.session_state[key] == start + fixtures.FPS
+    assert f"**Frame {start + fixtures.FPS}**" in texts(at)
+    end_key = [b.key for b in at.button if b.key.startswith("jump_end_")][0]
+    at.button(key=end_key).click().run()
+    assert at.session_state[key] == round(7.4 * fixtures.FPS)
+    no_exceptions(at)
+
+
+def test_incident_view_shows_the_rule_text_of_the_profile(game):
+    at = app_on("incident", game)
+    if "rule text is not available" in texts(at):
+        pytest.skip("the rulebooks (../shared/seeds) are not beside this checkout")
+    # MC 2.4.14 in the Maf Club 2023 rules is the non-voter default rule
+    assert "2.4.14" in texts(at) and "vote" in texts(at).lower()
+
+
+def _file_appeal(at, grounds, minutes_after):
+    end = datetime(2026, 11, 1, 20, 0, tzinfo=timezone.utc)
+    filed = end + timedelta(minutes=minutes_after)
+    at.number_input(key="ap_seat").set_value(7)
+    at.text_area(key="ap_grounds").input(grounds)
+    at.date_input(key="ap_end_d").set_value(end.date())
+    at.time_input(key="ap_end_t").set_value(end.time().replace(tzinfo=None))
+    at.date_input(key="ap_filed_d").set_value(filed.date())
+    at.time_input(key="ap_filed_t").set_value(filed.time().replace(tzinfo=None))
+    at.button(key="FormSubmitter:file_appeal-File appeal").click().run()
+
+
+def test_late_appeal_is_flagged(game):
+    at = app_on("appeals", game, name="Boris", role="side_judge")
+    _file_appeal(at, "my vote was not counted", minutes_after=20)
+    no_exceptions(at)
+    assert any("LATE" in w.value for w in at.warning)
+    _file_appeal(at, "the judge declared victory early", minutes_after=10)
+    assert any("in time" in s.value for s in at.success)
+    with ReviewStore.open(game / "review.db") as s:
+        appeals = s.appeals()
+    assert [(a.filed_by_seat, a.late) for a in appeals] == [(7, True), (7, False)]
+    at.run()
+    assert "LATE" in texts(at) and "20 min after the end" in texts(at)
+
+
+def test_only_the_chief_judge_can_rule(game):
+    at = app_on("appeals", game, name="Boris", role="side_judge")
+    _file_appeal(at, "seat 6 voted late", minutes_after=5)
+    assert any("Only the chief judge" in w.value for w in at.warning)
+    at.radio(key="ru_ruling").set_value("upheld")
+    at.text_area(key="ru_reasons").input("I think so")
+    at.button(key="FormSubmitter:rule_appeal-Record ruling").click().run()
+    no_exceptions(at)
+    assert any("only the chief judge may rule" in e.value for e in at.error)
+    with ReviewStore.open(game / "review.db") as s:
+        assert s.appeals()[0].rulings == ()
+        assert s.audit_log("rule_appeal") == []
+
+    chief = app_on("appeals", game, name="Anna", role="chief_judge")
+    chief.radio(key="ru_ruling").set_value("result_changed")
+    chief.text_area(key="ru_reasons").input("recount decides the game (001 4.20.2)")
+    chief.button(key="FormSubmitter:rule_appeal-Record ruling").click().run()
+    no_exceptions(chief)
+    with ReviewStore.open(game / "review.db") as s:
+        ap = s.appeals()[0]
+    assert ap.status == "result_changed" and ap.ruling.reviewer == "Anna"
+
+
+def test_appeal_attaches_incidents(game):
+    at = app_on("appeals", game, name="Anna")
+    inc_ids = [i["id"] for i in json.loads((game / "analysis/incidents.json").read_text())["incidents"]]
+    at.multiselect(key="ap_attach").set_value(inc_ids[:2])
+    _file_appeal(at, "miscount of candidate 5", minutes_after=3)
+    with ReviewStore.open(game / "review.db") as s:
+        assert set(s.appeals()[0].incident_ids) == set(inc_ids[:2])
+
+
+def test_vote_grid_shows_the_recount_and_the_outcome_change(game):
+    at = app_on("votes", game)
+    no_exceptions(at)
+    # announced 4:6 sends seat 8 out; the recount 5:5 ties 5 and 8
+    assert any("seat 8 leaves (4:6)" in e.value and "seats 5, 8 tie (5:5)" in e.value for e in at.warning)
+
+
+def test_side_judge_verifies_a_vote_cell(game):
+    at = app_on("votes", game, name="Boris", role="side_judge")
+    at.selectbox(key="vg_call").set_value(0)
+    at.selectbox(key="vg_seat").set_value(6)
+    at.radio(key="vg_verdict").set_value("late")
+    at.button(key="FormSubmitter:verify_cell-Record verification").click().run()
+    no_exceptions(at)
+    with ReviewStore.open(game / "review.db") as s:
+        cells = s.current_verifications()
+    assert [(c.round, c.pass_, c.candidate, c.voter_seat, c.verdict.value, c.reviewer)
+            for c in cells] == [(0, 1, 5, 6, "late", "Boris")]
+
+
+def test_organiser_cannot_verify_votes(game):
+    at = app_on("votes", game, name="Olga", role="organiser")
+    at.button(key="FormSubmitter:verify_cell-Record verification").click().run()
+    assert any("Organisers cannot verify" in e.value for e in at.error)
+    assert not (game / "review.db").exists()
+
+
+def test_calibration_adjust_and_recheck(game):
+    at = app_on("calibration", game)
+    no_exceptions(at)
+    assert any("Calibration valid" in s.value for s in at.success)
+    before = (game / "calibration.json").read_bytes()
+    at.selectbox(key="cal_seat").set_value(3).run()
+    at.number_input(key="cal_x_body_3").set_value(1200)  # 1200 + 220 > 1280: outside the frame
+    at.button(key="FormSubmitter:adjust_body_3-Save and re-check").click().run()
+    no_exceptions(at)
+    assert any("Calibration invalid" in e.value and "seat 3" in e.value for e in at.error)
+    doc = json.loads((game / "calibration.json").read_text())
+    assert doc["cameras"]["cam1"]["seats"]["3"]["body"] == [1200, 30, 1420, 330]
+    assert doc["confirmed_by"] == "Anna"
+    assert (game / "calibration.json.bak").read_bytes() == before
+
+
+def test_games_page_refuses_analysis_with_invalid_calibration(game):
+    doc = json.loads((game / "calibration.json").read_text())
+    del doc["cameras"]["cam1"]["seats"]["10"]
+    (game / "calibration.json").write_text(json.dumps(doc))
+    at = app_on("games", game)
+    no_exceptions(at)
+    if any("Analysis is unavailable" in i.value for i in at.info):
+        pytest.skip("review.pipeline.analyze is not installed; nothing to refuse")
+    assert any("Analysis refused" in e.value and "seat 10 has no region" in e.value for e in at.error)
+    assert at.button(key="run_analysis").disabled
+
+
+def test_audit_summarises_a_folder_of_games(template, tmp_path):
+    g1 = copy_game(template, tmp_path, "game1")
+    copy_game(template, tmp_path, "game2")
+    with ReviewStore.open(g1 / "review.db") as s:
+        s.file_appeal(3, "peek at night", reviewer="Anna", role="chief_judge")
+    at = app_on("audit", g1, role="organiser")
+    no_exceptions(at)
+    df = at.dataframe[0].value
+    assert list(df["game"]) == ["game1", "game2"]
+    assert list(df["open appeals"]) == [1, 0]
+    assert list(df["incidents"]) == [6, 6]
+    assert list(df["status"]) == ["appeal open", "6 to review"]
+
+
+def test_timeline_lists_phases_and_opens_incidents(game):
+    at = app_on("timeline", game)
+    no_exceptions(at)
+    phases = at.selectbox(key="timeline_phase").options
+    assert any("vote on 5" in p or "vote on seat 5" in p for p in phases)
+    label = next(p for p in phases if "vote on 5" in p or "vote on seat 5" in p)
+    at.selectbox(key="timeline_phase").set_value(label).run()
+    buttons = [b for b in at.button if b.key.startswith("tl_open_")]
+    # miscount (6.2), wrong form (6.6) and late vote (7.35) lie in the 6.2–7.4 s call
+    assert {b.key.split("tl_open_")[1].split("-")[0] for b in buttons} == {"miscount", "wrong_form", "late_vote"}
+    buttons[0].click().run()
+    assert at.session_state["incident_id"] == buttons[0].key.split("tl_open_")[1]
+
+
+def test_incident_without_time_or_seat_is_shown_without_frames(game):
+    doc = json.loads((game / "analysis/incidents.json").read_text())
+    audit_id = next(i["id"] for i in doc["incidents"] if i["type"] == "protocol_audit")
+    at = app_on("incident", game, extra={"incident_id": audit_id})
+    no_exceptions(at)
+    assert not at.error
+    assert "protocol audit · judge · —–—" in texts(at)
+    assert any("No clip for this incident" in i.value for i in at.info)
+
+
+@pytest.mark.slow
+def test_landmarks_are_drawn_on_demand(game):
+    at = app_on("incident", game)
+    inc_id = at.session_state["incident_id"]
+    assert not any("hand(s) found" in c.value for c in at.caption)
+    at.toggle(key=f"lm_{inc_id}").set_value(True).run()
+    no_exceptions(at)
+    # the fixture's seats are flat colour: MediaPipe must find no hand there
+    assert any("0 hand(s) found by MediaPipe" in c.value for c in at.caption)
+
+
+def test_audit_exports_the_html_report(game):
+    at = app_on("audit", game, role="organiser")
+    assert not (game / "analysis" / "report.html").exists()
+    at.button(key="audit_export_game1").click().run()
+    no_exceptions(at)
+    assert not at.error, [e.value for e in at.error]
+    html = (game / "analysis" / "report.html").read_text()
+    assert "miscount" in html.lower()
+    assert at.get("download_button"), "no download button after the export"
+
+
+@pytest.mark.parametrize("page", ["queue", "incident", "votes", "appeals"])
+def test_a_foreign_review_db_is_reported_and_left_untouched(page, game):
+    junk = b"SQLite format 3\x00" + b"\x00" * 200  # not a mafvar review database
+    (game / "review.db").write_bytes(junk)
+    at = app_on(page, game)
+    no_exceptions(at)
+    assert any("review.db" in e.value for e in at.error), [e.value for e in at.error]
+    assert (game / "review.db").read_bytes() == junk
+
+
+def test_a_damaged_incidents_file_is_a_warning_not_a_crash(game):
+    (game / "analysis" / "incidents.json").write_text('{"format": "mafvar-incidents", "version": 1, "incidents": [{"id": 1}]}')
+    at = app_on("queue", game)
+    no_exceptions(at)
+    assert any("incidents.json cannot be read" in w.value for w in at.warning)
+    assert any("no incidents" in i.value for i in at.info)
