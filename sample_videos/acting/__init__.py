@@ -1,0 +1,1 @@
+"""The acting engine: per-seat action scripts -> poses as pure functions of time."""

@@ -1,0 +1,1 @@
+"""Procedural table-camera renderer: scene, bodies, shading, frames, videos."""

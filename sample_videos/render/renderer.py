@@ -1,0 +1,283 @@
+"""Frames and videos of a scene acted out by per-seat scripts.
+
+`render_frame(scene, scripts, t)` -> HxWx3 uint8 RGB.  `render_video(...)`
+streams frames into FFmpeg (H.264 yuv420p, faststart, optional AAC track),
+rendering with worker processes that each own an EGL context.
+"""
+from __future__ import annotations
+
+import functools
+import multiprocessing as mp
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from sample_videos.acting.engine import pose_at
+from sample_videos.acting.script import SeatScript, Scripts
+from sample_videos.render import shaders
+from sample_videos.render.body import BodyTruth, build_player
+from sample_videos.render.meshes import VERTEX_ATTRS, VERTEX_FORMAT, MeshBuilder
+from sample_videos.render.scene import Scene, ZONE_DEPTH
+
+EGL_HELP = ("software OpenGL (EGL) is not available: install the Debian packages "
+            "libegl1 libegl-mesa0 libgl1-mesa-dri (make render-deps)")
+
+
+class RenderUnavailable(RuntimeError):
+    """No EGL context could be created."""
+
+
+def create_context():
+    import moderngl
+    try:
+        return moderngl.create_standalone_context(backend="egl")
+    except Exception as exc:  # moderngl raises plain Exceptions for missing libraries
+        raise RenderUnavailable(f"{EGL_HELP} ({exc})") from exc
+
+
+class GLRenderer:
+    """One EGL context with the scene's static geometry uploaded."""
+
+    def __init__(self, width: int, height: int, samples: int = 0):
+        import moderngl
+        self.ctx = create_context()
+        self.size = (width, height)
+        self.prog = self.ctx.program(vertex_shader=shaders.VERTEX, fragment_shader=shaders.FRAGMENT)
+        def fbo(ms):
+            return self.ctx.framebuffer(self.ctx.renderbuffer(self.size, 4, samples=ms),
+                                        self.ctx.depth_renderbuffer(self.size, samples=ms))
+        self.msaa = fbo(samples)
+        # the static room is drawn once into `background` and blitted (colour and depth) each frame
+        self.background = fbo(samples)
+        self.out = self.ctx.framebuffer(self.ctx.renderbuffer(self.size, 4))
+        self.ctx.enable(moderngl.DEPTH_TEST)
+        self._static_key = None
+        self._static_vao = None
+        self._dyn = None
+
+    def _vao(self, verts: np.ndarray, idx: np.ndarray, old=None):
+        if old is not None:
+            for o in old:
+                o.release()
+        vbo = self.ctx.buffer(verts.astype(np.float32).tobytes())
+        ibo = self.ctx.buffer(idx.astype(np.int32).tobytes())
+        vao = self.ctx.vertex_array(self.prog, [(vbo, VERTEX_FORMAT, *VERTEX_ATTRS)], ibo)
+        return (vao, vbo, ibo)
+
+    def draw(self, scene: Scene, dynamic: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+        key = (id(scene), scene.camera, scene.lighting)
+        self._uniforms(scene)
+        if self._static_key != key:
+            self._static_vao = self._vao(*scene.static_mesh(), old=self._static_vao)
+            self._static_key = key
+            self.background.use()
+            self.background.clear(0.5, 0.5, 0.5, 1.0)
+            self._static_vao[0].render()
+        if len(dynamic[1]):
+            self._dyn = self._vao(*dynamic, old=self._dyn)
+        self.ctx.copy_framebuffer(self.msaa, self.background)
+        self.msaa.use()
+        if len(dynamic[1]):
+            # player meshes are closed and wound counter-clockwise: culling
+            # their back faces saves a third of the rasterisation
+            import moderngl
+            self.ctx.enable(moderngl.CULL_FACE)
+            self._dyn[0].render()
+            self.ctx.disable(moderngl.CULL_FACE)
+        self.ctx.copy_framebuffer(self.out, self.msaa)
+        data = self.out.read(components=3, alignment=1)
+        return np.frombuffer(data, np.uint8).reshape(self.size[1], self.size[0], 3)[::-1]
+
+    def _uniforms(self, scene: Scene) -> None:
+        cam = scene.camera
+        self.prog["u_vp"].write(cam.view_proj().T.astype("f4").tobytes())
+        self.prog["u_eye"].value = tuple(cam.position)
+        k = np.asarray(scene.lighting.key_dir, float)
+        self.prog["u_key"].value = tuple(k / np.linalg.norm(k))
+        self.prog["u_key_col"].value = tuple(scene.lighting.key_color)
+        self.prog["u_exposure"].value = scene.lighting.exposure
+
+
+@functools.lru_cache(maxsize=2)
+def _renderer(width: int, height: int) -> GLRenderer:
+    # one context per process and frame size: creating one costs ~0.15 s
+    return GLRenderer(width, height)
+
+
+def _empty_script(seat: int) -> SeatScript:
+    return SeatScript(seat, ())
+
+
+LOD_DISTANCE = 3.4  # m from the camera beyond which players get coarser meshes
+
+
+def posed_players(scene: Scene, scripts: Scripts, t: float, detail: int | None = None):
+    """Build every player's mesh at time t; returns (mesh, truth per seat).
+    `detail` None picks per seat by distance (far players are small on screen)."""
+    mb = MeshBuilder()
+    truth = {}
+    cam = np.asarray(scene.camera.position)
+    for s, seat in scene.seats.items():
+        lod = detail if detail is not None else int(np.linalg.norm(seat.frame.origin - cam) < LOD_DISTANCE)
+        pose = pose_at(seat.context, scripts.get(s) or _empty_script(s), t)
+        # a player who left is still posed (truth stays defined) but not drawn
+        target = mb if pose.present >= 0.5 else MeshBuilder()
+        truth[s] = build_player(seat.appearance, seat.frame, pose, target, lod)
+    return mb.build(), truth
+
+
+@functools.lru_cache(maxsize=4)
+def _noise_bank(h: int, w: int, sigma: float, seed: int) -> np.ndarray:
+    """Four seeded half-size noise tiles (int16, grey levels) per frame size."""
+    rng = np.random.default_rng((seed, h, w))
+    return np.round(rng.normal(0, sigma * 255, (4, h // 2 + 1, w // 2 + 1, 3))).astype(np.int16)
+
+
+def post_process(img: np.ndarray, scene: Scene, frame_index: int) -> np.ndarray:
+    """Lens blur and sensor noise, seeded by the scene seed and frame index."""
+    out = img
+    if scene.post.blur_sigma > 0:
+        out = cv2.GaussianBlur(out, (0, 0), scene.post.blur_sigma)
+    if scene.post.noise_sigma > 0:
+        h, w = out.shape[:2]
+        bank = _noise_bank(h, w, scene.post.noise_sigma, scene.seed)
+        rng = np.random.default_rng((scene.seed, frame_index))
+        # 2x2 tiles of randomly chosen, randomly shifted fields: looks i.i.d.
+        # per frame at a fraction of the cost of drawing a full field
+        rows = []
+        for _ in range(2):
+            k = rng.integers(4, size=2)
+            rows.append(np.concatenate([bank[k[0]], bank[k[1]]], axis=1))
+        noise = np.concatenate(rows, axis=0)
+        dy, dx = rng.integers(0, noise.shape[0] - h + 1), rng.integers(0, noise.shape[1] - w + 1)
+        out = np.clip(out.astype(np.int16) + noise[dy:dy + h, dx:dx + w], 0, 255).astype(np.uint8)
+    return out
+
+
+def render_frame(scene: Scene, scripts: Scripts, t: float, renderer: GLRenderer | None = None,
+                 post: bool = True) -> np.ndarray:
+    """The frame at time t as an HxWx3 uint8 RGB array (deterministic)."""
+    r = renderer or _renderer(scene.camera.width, scene.camera.height)
+    mesh, _ = posed_players(scene, scripts, t)
+    img = r.draw(scene, mesh)
+    return post_process(img, scene, int(round(t * 1000))) if post else img.copy()
+
+
+# --- ground truth -----------------------------------------------------------
+
+@dataclass(frozen=True)
+class SeatTruth2D:
+    right_hand: np.ndarray   # (21, 2) px, MediaPipe order
+    left_hand: np.ndarray
+    head_box: tuple[float, float, float, float]   # x0, y0, x1, y1 px
+
+
+def _head_box(scene: Scene, b: BodyTruth) -> tuple[float, float, float, float]:
+    u = np.random.default_rng(0).normal(size=(200, 3))
+    u /= np.linalg.norm(u, axis=1, keepdims=True)
+    pts = b.head_center + (u * b.head_radii) @ b.head_rot.T
+    px = scene.camera.project(pts)
+    return (float(px[:, 0].min()), float(px[:, 1].min()), float(px[:, 0].max()), float(px[:, 1].max()))
+
+
+def truth_at(scene: Scene, scripts: Scripts, t: float) -> dict[int, SeatTruth2D]:
+    """Exact projected hand joints and head boxes per seat at time t."""
+    _, truth = posed_players(scene, scripts, t, detail=0)
+    cam = scene.camera
+    return {s: SeatTruth2D(cam.project(b.right_hand), cam.project(b.left_hand), _head_box(scene, b))
+            for s, b in truth.items()}
+
+
+def _bbox(px: np.ndarray, scene: Scene) -> list[int]:
+    w, h = scene.camera.width, scene.camera.height
+    x0, y0 = np.clip(px.min(0), 0, [w - 1, h - 1])
+    x1, y1 = np.clip(px.max(0), 0, [w - 1, h - 1])
+    return [int(np.floor(x0)), int(np.floor(y0)), int(np.ceil(x1)), int(np.ceil(y1))]
+
+
+def seat_regions(scene: Scene) -> dict[int, dict]:
+    """Per seat: `body` [x0,y0,x1,y1] covering everything the player can do
+    seated or standing (raised hands, votes, neighbour touches excepted), and
+    `table_zone` [x0,y0,x1,y1] where the vote hand lands, plus its centre."""
+    out = {}
+    for s, seat in scene.seats.items():
+        f = seat.frame
+        xs, ys, zs = (-0.3, 0.3), (-0.5, ZONE_DEPTH + 0.06), (-0.02, 0.72)
+        corners = np.array([[x, y, z] for x in xs for y in ys for z in zs])
+        body = _bbox(scene.camera.project(f.to_world(corners)), scene)
+        zc = np.array([[x, y, 0.0] for x in (-0.17, 0.17) for y in (ZONE_DEPTH - 0.16, ZONE_DEPTH + 0.06)])
+        zone = _bbox(scene.camera.project(f.to_world(np.r_[zc, zc + [0, 0, 0.14]])), scene)
+        centre = scene.camera.project(seat.zone_world + [0, 0, 0.0])
+        out[s] = {"body": body, "table_zone": zone, "zone_center": [float(centre[0]), float(centre[1])]}
+    return out
+
+
+# --- video -----------------------------------------------------------------
+
+def _render_chunk(args) -> list[bytes]:
+    scene, scripts, times = args
+    r = _renderer(scene.camera.width, scene.camera.height)
+    frames = []
+    for i, t in times:
+        mesh, _ = posed_players(scene, scripts, t)
+        # noise keyed by the time in ms, as in render_frame: a video frame is
+        # exactly render_frame(scene, scripts, i / fps) before compression
+        frames.append(post_process(r.draw(scene, mesh), scene, int(round(t * 1000))).tobytes())
+    return frames
+
+
+def _ffmpeg() -> str:
+    import imageio_ffmpeg
+    return imageio_ffmpeg.get_ffmpeg_exe()
+
+
+def render_video(scene: Scene, scripts: Scripts, duration: float, out_path: str | Path, fps: int = 25,
+                 audio: str | Path | None = None, crf: int = 23, workers: int = 2, chunk: int = 10,
+                 preset: str = "veryfast", progress=None) -> dict:
+    """Render [0, duration) to an MP4; returns timing figures.
+
+    Frames are rendered by `workers` processes (each with its own EGL context)
+    in chunks of `chunk` frames and written in order.  `audio` is any file
+    FFmpeg reads (a WAV); it is encoded as AAC and cut to the video's length.
+    """
+    w, h = scene.camera.width, scene.camera.height
+    n = int(round(duration * fps))
+    cmd = [_ffmpeg(), "-y", "-loglevel", "error", "-f", "rawvideo", "-pix_fmt", "rgb24",
+           "-s", f"{w}x{h}", "-r", str(fps), "-i", "-"]
+    if audio is not None:
+        # apad + shortest: the video's length rules, silence fills a short track
+        cmd += ["-i", str(audio), "-map", "0:v", "-map", "1:a", "-af", "apad", "-c:a", "aac", "-b:a", "96k",
+                "-shortest"]
+    cmd += ["-c:v", "libx264", "-preset", preset, "-crf", str(crf), "-pix_fmt", "yuv420p",
+            "-movflags", "+faststart", str(out_path)]
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE)
+    jobs = [(scene, scripts, [(i, i / fps) for i in range(k, min(k + chunk, n))]) for k in range(0, n, chunk)]
+    written = 0
+    try:
+        if workers <= 1:
+            results = map(_render_chunk, jobs)
+            pool = None
+        else:
+            pool = mp.get_context("spawn").Pool(workers)
+            results = pool.imap(_render_chunk, jobs)
+        for frames in results:
+            for fr in frames:
+                proc.stdin.write(fr)
+                written += 1
+            if progress:
+                progress(written, n)
+        if pool is not None:
+            pool.close()
+            pool.join()
+    finally:
+        proc.stdin.close()
+        rc = proc.wait()
+    if rc != 0:
+        raise RuntimeError(f"ffmpeg failed with exit code {rc}")
+    elapsed = time.perf_counter() - t0
+    return {"frames": written, "seconds": elapsed, "seconds_per_video_second": elapsed / max(duration, 1e-9)}
