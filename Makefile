@@ -38,7 +38,8 @@ demo: venv
 
 # Re-renders the committed sample game (needs the renderer's OS libraries).
 sample: venv render-deps
-	$(BIN)/mafvar synth --seed 7 --out sample_videos/demo --force
+	$(BIN)/mafvar synth --seed 7 --out sample_videos/demo --force --crf 27 \
+	  --inject mask_late,peek,false_shot,early_vote,early_lift,wrong_form,late_vote,touch_day,stand_up,miscount
 
 bench: venv
 	$(BIN)/mafvar bench sample_videos/demo

@@ -24,9 +24,9 @@ def register(subparsers) -> None:
     inj.add_argument("--inject", help="comma-separated violations to inject ('none' for none); "
                      "default: a miscount plus five drawn from the seed")
     inj.add_argument("--inject-random", action="store_true", help="a random set of violations from the seed")
-    p.add_argument("--camera-height", type=float, default=2.7, help="camera height in metres (2.7)")
+    p.add_argument("--camera-height", type=float, default=2.9, help="camera height in metres (2.9)")
     p.add_argument("--camera-tilt", type=float, help="camera tilt below horizontal, degrees (about 36)")
-    p.add_argument("--fov", type=float, default=52.0, help="vertical field of view, degrees (52)")
+    p.add_argument("--fov", type=float, default=40.0, help="vertical field of view, degrees (40)")
     p.add_argument("--lighting", default="default", choices=LIGHTING, help="lighting preset")
     p.add_argument("--noise", type=float, default=0.015, help="sensor noise sigma, fraction of full scale")
     p.add_argument("--crf", type=int, default=23, help="H.264 quality (lower = better, bigger)")

@@ -41,9 +41,9 @@ class SynthOptions:
     inject: tuple[str, ...] | None = None  # None = the seed's default selection
     inject_random: bool = False
     realistic_timing: bool = False
-    camera_height: float = 2.7
+    camera_height: float = 2.9
     camera_tilt: float | None = None       # degrees below horizontal; None = the renderer's default
-    fov: float = 52.0
+    fov: float = 40.0
     lighting: str = "default"
     noise: float = 0.015
     crf: int = 23
@@ -215,11 +215,12 @@ def _lighting(name: str):
 def build_scene(opts: SynthOptions):
     from .render.camera import judge_camera
     from .render.scene import PostFx, build_scene as _build
-    distance = 2.6
+    # The renderer's measured defaults (highest MediaPipe detection, docs/acting.md).
+    distance = 2.75
     kwargs = {}
     if opts.camera_tilt is not None:
-        # The camera looks at a point 0.35 m past the table centre; tilt sets its height.
-        reach = distance + 0.35
+        # The camera looks at a point 0.45 m past the table centre; tilt sets its height.
+        reach = distance + 0.45
         kwargs["tilt_target_z"] = opts.camera_height - reach * math.tan(math.radians(opts.camera_tilt))
     cam = judge_camera(opts.camera_height, distance, fov_y_deg=opts.fov, width=opts.width,
                        height_px=opts.height, **kwargs)

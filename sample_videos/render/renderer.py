@@ -252,7 +252,9 @@ def render_video(scene: Scene, scripts: Scripts, duration: float, out_path: str 
         # apad + shortest: the video's length rules, silence fills a short track
         cmd += ["-i", str(audio), "-map", "0:v", "-map", "1:a", "-af", "apad", "-c:a", "aac", "-b:a", "96k",
                 "-shortest"]
-    cmd += ["-c:v", "libx264", "-preset", preset, "-crf", str(crf), "-pix_fmt", "yuv420p",
+    # A keyframe every second: the analysis seeks to scheduled seconds, and a long
+    # GOP would make every seek decode up to 10 s of frames it then discards.
+    cmd += ["-c:v", "libx264", "-preset", preset, "-crf", str(crf), "-g", str(fps), "-pix_fmt", "yuv420p",
             "-movflags", "+faststart", str(out_path)]
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdin=subprocess.PIPE)
