@@ -26,6 +26,7 @@ class DayRecord:
     passes: list[dict[int, int]] = field(default_factory=list)  # pass k: voter -> candidate
     raise_yes: list[int] | None = None       # seats for "all leave", when recorded
     raise_recorded: bool = False             # the format holds raise ballots for this game
+    # whether the record shows the tied players leaving (None: the record cannot tell)
     raise_passed_in_record: Callable[[Sequence[int]], bool] | None = None
     last_word_nominators: tuple[int, ...] = ()  # seats nominating in a morning last word
 

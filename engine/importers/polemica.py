@@ -171,10 +171,10 @@ def convert(data: dict) -> dict:
 
 def _game_meta(data: dict, overrides: dict, zero: datetime | None) -> dict:
     game: dict[str, Any] = {}
-    if data.get("table") is not None:
-        game["table"] = data["table"]
-    if data.get("num") is not None:
-        game["number"] = data["num"]
+    for key, name in (("table", "table"), ("num", "number")):
+        value = data.get(key)
+        if isinstance(value, (int, str)) and not isinstance(value, bool):
+            game[name] = value
     started = _stamp(data.get("started"))
     if started:
         game["date"] = started.date().isoformat()

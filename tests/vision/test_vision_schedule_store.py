@@ -191,7 +191,8 @@ def test_each_range_runs_only_its_models(media, tmp_path):
     store = tmp_path / "o.sqlite"
     rep = extract(media["h264"], small_calibration(), sched, store=store, workers=1,
                   models=[Model.HANDS, Model.FACE, Model.MESH])
-    assert rep.errors == [] and rep.calls == {"hands": 2, "face": 2, "mesh": 2}
+    # hands run twice per seat-frame: on the seat crop and on the table-zone crop
+    assert rep.errors == [] and rep.calls == {"hands": 2, "hands_zone": 2, "face": 2, "mesh": 2}
     with ObservationStore(store) as db:
         got = sorted({(t, m) for _, _, t, m, _, _ in db.landmark_rows(seat=1)})
         assert got == [(0.0, "hands"), (0.5, "hands"), (2.0, "face"), (2.0, "mesh"),
