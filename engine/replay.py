@@ -650,7 +650,9 @@ def _h_nominate(state, ev: P.Nominate, step):
         return state
     if ev.by == ev.target and not p.self_nomination:
         step.audit("self_nomination", f"seat {ev.by} nominates themselves", step.c("self_nomination"))
-    if state.current_speaker is not None and state.current_speaker != ev.by:
+    # A player muted by a third foul has no speech but still nominates at their turn (MC 4.4).
+    muted_turn = by.muted and p.muted_may_nominate
+    if state.current_speaker is not None and state.current_speaker != ev.by and not muted_turn:
         step.audit("nomination_out_of_turn", f"seat {ev.by} nominates during seat {state.current_speaker}'s "
                    "speech", step.c("nominations"))
     if ev.target in state.candidate_targets():
@@ -691,6 +693,12 @@ def _h_foul(state, ev: P.Foul, step):
     p = step.profile
     s = state.seat(ev.seat)
     if not s.in_game:
+        if s.exit in (ExitType.NIGHT, ExitType.DAY) and s.exit_round == state.round:
+            # during the last word or farewell: recorded (mafiaratings "night kill speaking"),
+            # but the player is already out, so it changes nothing at the table
+            step.note("foul_after_exit", f"foul to seat {ev.seat} during their last word; the player "
+                      "has already left, so it has no effect on the game", "rules-spec 1.6")
+            return state.with_seat(ev.seat, fouls=s.fouls + 1)
         step.error("foul_on_absent", f"foul to seat {ev.seat}, who is out of the game", "rules-spec 2.3.2")
         return state
     if ev.technical:

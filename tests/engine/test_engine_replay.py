@@ -245,3 +245,15 @@ def test_eligible_voters_exclude_removed_and_dead():
     call = rep.vote_calls[-1]
     assert 6 not in call.eligible and 10 not in call.eligible and len(call.eligible) == 8
     assert call.count == 1 + 5   # 3 plus the five who did not vote (4, 5, 7, 8, 9)
+
+
+def test_foul_during_the_last_word_is_recorded_not_an_error():
+    from engine_builder import G, codes, errors
+    g = G().n0()
+    g.ev("nominate", by=1, target=5).votes(c5=10)           # day 1: seat 5 voted out (round 0)
+    g.ev("nightfall").ev("shot", by=2, target=7).ev("shot", by=4, target=7).ev("shot", by=8, target=7)
+    g.ev("morning").ev("speech", seat=7, kind="last_word").ev("foul", seat=7)
+    rep = g.replay()
+    assert errors(rep) == [] and "foul_after_exit" in codes(rep, "note")
+    g2 = G().n0().ev("nominate", by=1, target=5).votes(c5=10).ev("nightfall").ev("foul", seat=5)
+    assert "foul_on_absent" in errors(g2.replay())  # a player gone the day before cannot be fouled

@@ -164,8 +164,6 @@ def test_third_foul_before_the_turn_costs_the_speech_but_not_the_nomination(tmp_
     assert not [i for i in check["issues"] if i["code"] == "muted_speech"]
 
 
-@pytest.mark.xfail(strict=True, reason="engine gap (reported): a muted player's nomination at "
-                   "their own turn is audited as nomination_out_of_turn although MC 4.4 allows it")
 def test_engine_accepts_a_muted_players_nomination_at_their_turn(tmp_path):
     check = replay(tmp_path, import_record("mafiaratings", _muted_record()))
     assert [i["code"] for i in check["issues"] if i["severity"] == "audit"] == []
