@@ -23,7 +23,8 @@ from typing import Callable, Mapping, Sequence
 from engine.protocol import Protocol, ProtocolError, load_protocol
 from engine.replay import Replay, replay
 from engine.timeline import Interval, build_timeline, timeline_to_json
-from vision.calibration import Calibration, CalibrationError, check_calibration, load_calibration, require_seats
+from vision.calibration import (Calibration, CalibrationError, IssueKind, check_calibration, load_calibration,
+                                require_seats)
 from vision.store import ObservationStore
 from vision.tracks import Track, build_tracks
 from vision.video import VideoError, VideoInfo, probe
@@ -92,6 +93,7 @@ class Game:
     calibration: Calibration
     cam: str
     offset: float
+    warnings: list[str] = field(default_factory=list)
 
 
 def load_game(game_dir: str | Path) -> Game:
@@ -124,12 +126,16 @@ def load_game(game_dir: str | Path) -> Game:
         require_seats(cal, cam, list(range(1, 11)))
     except (CalibrationError, StopIteration) as exc:
         raise AnalysisError(f"{cpath}: {exc or 'no camera in the calibration'}") from exc
-    bad = [i for i in check_calibration(cal, (info.width, info.height)) if getattr(i, "severity", "error") == "error"]
+    found = check_calibration(cal, (info.width, info.height), cam=cam)
+    # Missing, overlapping or out-of-frame seats make per-seat results meaningless;
+    # small or empty seats only lower detection, which the analysis reports itself.
+    bad = [i for i in found if i.kind in (IssueKind.MISSING, IssueKind.OVERLAP, IssueKind.OUTSIDE)]
     if bad:
-        raise AnalysisError(f"{cpath}: the calibration is not usable: " + "; ".join(str(i) for i in bad[:5]))
+        raise AnalysisError(f"{cpath}: the calibration is not usable: " + "; ".join(i.message for i in bad[:5]))
     cams = protocol.cameras or ()
     offset = float(getattr(cams[0], "offset", 0.0) or 0.0) if cams else 0.0
-    return Game(ws, protocol, rep, build_timeline(protocol, rep), video, info, cal, cam, offset)
+    warnings = [f"{cpath.name}: {i.message}" for i in found if i not in bad]
+    return Game(ws, protocol, rep, build_timeline(protocol, rep), video, info, cal, cam, offset, warnings)
 
 
 def _protocol_span(tl: Sequence[Interval]) -> float | None:
@@ -147,6 +153,7 @@ def analyze(game_dir: str | Path, progress: Progress | None = None, workers: int
     game = load_game(game_dir)
     ws = game.ws
     ws.ensure_analysis_dirs()
+    stats.warnings.extend(game.warnings)
     stats.video_s = game.info.duration
     stats.frames_total = int(round(game.info.duration * (game.info.fps or 25.0)))
     stats.wall["load"] = time.perf_counter() - t_start
@@ -182,7 +189,7 @@ def analyze(game_dir: str | Path, progress: Progress | None = None, workers: int
             done[0] += len(res.frames)
             say("extract", min(1.0, done[0] / max(1, planned)), f"{done[0]}/{planned} frames")
 
-        rep = extract(game.video, game.calibration, schedule, obs_path, cam=game.cam,
+        rep = extract(game.video, game.calibration, schedule, store=obs_path, cam=game.cam,
                       workers=workers, progress=tick)
         stats.frames_decoded = rep.decode.frames if hasattr(rep.decode, "frames") else rep.frames
         stats.cpu.update({f"cpu:{k}": v for k, v in rep.cpu.items()})

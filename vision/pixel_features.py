@@ -1,0 +1,124 @@
+"""Pixel features a seat's state needs beyond landmarks: is the eye band dark?
+
+A sleep mask is a near-black band over the eyes. With it on, the face mesh
+rarely fires and face detection drops, but pose still places the eyes; so
+the band's darkness is measured at the pose's (or a detected face's) eye
+points, against the skin below it (nose to mouth), and a second band above
+the eyes catches a mask pushed onto the forehead.
+
+Computed in the extraction worker, where the crop is in memory, and stored
+with the landmarks so the classifiers can be re-run without the video.
+Pure functions of a crop and points; no models.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from vision.calibration import SeatRegion
+from vision.crops import Crop
+
+# Luminance (0-255) below which a pixel counts as "mask black". The rendered
+# mask is about 0.05 of full scale; real sleep masks are black or navy.
+DARK_LUMA = 55.0
+MIN_VISIBILITY = 0.3
+
+# pose indices
+NOSE, EYE_L, EYE_R, EAR_L, EAR_R, MOUTH_L, MOUTH_R = 0, 2, 5, 7, 8, 9, 10
+
+
+def _luma(img: np.ndarray) -> np.ndarray:
+    img = img.astype(np.float32)
+    return 0.299 * img[..., 0] + 0.587 * img[..., 1] + 0.114 * img[..., 2]
+
+
+def _rect_stats(luma: np.ndarray, crop: Crop, x0: float, y0: float, x1: float, y1: float
+                ) -> tuple[float, float] | None:
+    """(mean luminance, dark fraction) inside a frame-px rectangle, or None
+    when it falls outside the crop or is under 2x2 crop px."""
+    sx, sy = crop.scale_xy
+    h, w = luma.shape
+    a = int(np.floor((x0 - crop.box[0]) * sx)), int(np.floor((y0 - crop.box[1]) * sy))
+    b = int(np.ceil((x1 - crop.box[0]) * sx)), int(np.ceil((y1 - crop.box[1]) * sy))
+    a = max(0, a[0]), max(0, a[1])
+    b = min(w, b[0]), min(h, b[1])
+    if b[0] - a[0] < 2 or b[1] - a[1] < 2:
+        return None
+    patch = luma[a[1]:b[1], a[0]:b[0]]
+    return float(patch.mean()), float((patch < DARK_LUMA).mean())
+
+
+def eye_band_features(luma: np.ndarray, crop: Crop, eye_a: np.ndarray, eye_b: np.ndarray,
+                      mouth: np.ndarray, head_px: float, prefix: str) -> dict[str, float]:
+    """Darkness of the eye band, the forehead band above it and the skin
+    between nose and mouth, for one pair of eye points (frame px)."""
+    eyes = np.array([eye_a, eye_b], float)
+    mid = eyes.mean(axis=0)
+    d = max(head_px, 3.0)
+    x0, x1 = eyes[:, 0].min() - 0.35 * d, eyes[:, 0].max() + 0.35 * d
+    out: dict[str, float] = {f"{prefix}head_px": round(float(d), 2)}
+    band = _rect_stats(luma, crop, x0, mid[1] - 0.22 * d, x1, mid[1] + 0.22 * d)
+    fore = _rect_stats(luma, crop, x0, mid[1] - 0.85 * d, x1, mid[1] - 0.35 * d)
+    # skin: from just under the eyes to the mouth, narrower than the band
+    cx = 0.5 * (mid[0] + mouth[0])
+    top = mid[1] + 0.3 * d
+    bottom = max(mouth[1], top + 0.3 * d)
+    skin = _rect_stats(luma, crop, cx - 0.3 * d, top, cx + 0.3 * d, bottom)
+    for name, st in (("eye", band), ("forehead", fore), ("skin", skin)):
+        if st is not None:
+            out[f"{prefix}{name}_lum"] = round(st[0], 1)
+            out[f"{prefix}{name}_dark"] = round(st[1], 3)
+    return out
+
+
+def _pose_head_px(pose: np.ndarray) -> float:
+    eyes = np.linalg.norm(pose[EYE_L, :2] - pose[EYE_R, :2])
+    ears = np.linalg.norm(pose[EAR_L, :2] - pose[EAR_R, :2])
+    eye_mid = 0.5 * (pose[EYE_L, :2] + pose[EYE_R, :2])
+    mouth_mid = 0.5 * (pose[MOUTH_L, :2] + pose[MOUTH_R, :2])
+    # in profile the eyes and ears overlap; eye-to-mouth keeps the scale
+    return float(max(eyes * 1.3, ears * 0.7, np.linalg.norm(mouth_mid - eye_mid) * 1.6))
+
+
+# A seated head is about this fraction of the body box's width (synthetic
+# table: 0.16-0.19 for near and far seats alike).
+HEAD_OF_BODY_WIDTH = 0.17
+
+
+def expected_head(region: SeatRegion) -> tuple[np.ndarray, float]:
+    """Where a seated player's head is expected in the seat's body box, and
+    its size (frame px): a bit over a third of the way down the box (which
+    also covers a standing head above and the table in front), shifted away
+    from the table zone when the zone is off to one side (a player seen from
+    the side sits back from the table)."""
+    b, z = region.body, region.table_zone
+    cx = (b[0] + b[2]) / 2
+    shift = -0.5 * ((z[0] + z[2]) / 2 - cx)
+    return (np.array([cx + shift, b[1] + 0.38 * (b[3] - b[1])], float),
+            HEAD_OF_BODY_WIDTH * (b[2] - b[0]))
+
+
+def crop_features(crop: Crop, pose: np.ndarray | None, faces=(),
+                  region: SeatRegion | None = None) -> dict[str, float]:
+    """Features of one seat crop given its landmarks (frame px).
+
+    `pose_*`: at the pose's eye points; `face_*`: at the best detected face's;
+    `win_*`: in a window around the seat's expected head, for frames where no
+    detector finds the head (a masked head bowed in the night pose).
+    Missing points give missing keys (never NaN)."""
+    luma = _luma(crop.image)
+    out: dict[str, float] = {}
+    if region is not None:
+        c, hs = expected_head(region)
+        st = _rect_stats(luma, crop, c[0] - hs, c[1] - 0.9 * hs, c[0] + hs, c[1] + 0.9 * hs)
+        if st is not None:
+            out["win_lum"], out["win_dark"] = round(st[0], 1), round(st[1], 3)
+    if pose is not None and pose[[EYE_L, EYE_R, NOSE], 3].min() >= MIN_VISIBILITY:
+        mouth = 0.5 * (pose[MOUTH_L, :2] + pose[MOUTH_R, :2])
+        out.update(eye_band_features(luma, crop, pose[EYE_L, :2], pose[EYE_R, :2], mouth,
+                                     _pose_head_px(pose), "pose_"))
+    if faces:
+        f = max(faces, key=lambda f: f.score)
+        k = np.asarray(f.keypoints, float)
+        head = max(f.box[2] - f.box[0], 1.0) * 0.6
+        out.update(eye_band_features(luma, crop, k[0], k[1], k[3], head, "face_"))
+    return out

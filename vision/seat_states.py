@@ -1,0 +1,519 @@
+"""Per-frame seat states from stored landmarks and pixel features.
+
+`classify_frames(landmarks, calibration, cam)` turns one seat's analysed
+frames (sorted by time) into `FrameState`s in the vocabulary of
+`vision.tracks.STATES`; `build_tracks` smooths them. Pure and cheap: no
+model runs, so checks can be re-run on cached landmarks.
+
+Seat crops overlap their neighbours and the pose model returns one person
+per crop (often the neighbour), so the first question for every pose and
+hand is whose it is: a pose belongs to the seat whose expected head
+position (pixel_features.expected_head) its head is nearest; a hand belongs
+to the seat whose pose wrist it continues, or failing that to the seat
+whose table zone holds it.
+
+The mask is read directly from the eye band at the own pose's eyes; in
+frames without an own pose (a masked head bowed in the night pose defeats
+pose and face detection) it is inferred from the whole sequence of the
+seat: "nothing found in the crop" on seats where detectors normally find
+someone, else the darkness of the window around the expected head against
+the same window in the seat's mask-off frames (_indirect_mask).
+
+Rule-free: "mask lifted" here is what the pixels show (the band raised off
+the eyes); whether that is allowed is review's business.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from vision.calibration import Box, Calibration, SeatRegion
+from vision.hands.classify import HandState, classify_hand, fingertip_down, upright_thumb_fist_score
+from vision.hands.fingers import INDEX, finger_direction, finger_extensions
+from vision.landmarks import Hand, SeatLandmarks
+from vision.pixel_features import expected_head
+from vision.tracks import FrameState
+
+# pose landmark indices (MediaPipe BlazePose)
+NOSE, EYE_L, EYE_R, EAR_L, EAR_R = 0, 2, 5, 7, 8
+SH_L, SH_R, EL_L, EL_R, WR_L, WR_R, HIP_L, HIP_R = 11, 12, 13, 14, 15, 16, 23, 24
+
+MIN_VIS = 0.5
+FIST_FAMILY = (HandState.FIST, HandState.THUMB_UP, HandState.THUMB_DOWN, HandState.THUMB_OUT)
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """Decision points, in units that do not depend on the camera distance."""
+    # mask: fraction of "mask black" pixels in the band across the eyes
+    eye_dark_on: float = 0.45
+    eye_dark_lifted: float = 0.3
+    skin_min_lum: float = 45.0          # a skin patch darker than this is not skin: no decision
+    # head: nose height above the shoulder line, in shoulder widths; down when
+    # under the seat's median by `head_drop` (or under `head_down_below` alone)
+    head_down_below: float = 0.35
+    head_drop: float = 0.3
+    # a hand within this many head sizes of the eyes is at the mask
+    hand_at_mask_heads: float = 1.0
+    # standing: shoulders this many shoulder widths above the seat's median
+    stand_rise: float = 0.6
+    # table zone grown by this fraction on each side before testing a hand
+    zone_margin: float = 0.15
+    # a hand's wrist within this many shoulder widths of a pose wrist is that arm's
+    wrist_link: float = 0.6
+    # touch: a pose wrist within this many shoulder widths of the hand's wrist
+    touch_link: float = 0.35
+    # touch: the hand is nearer the neighbour's zone centre than this times the own zone's
+    touch_ratio: float = 0.6
+    # shot: a raised hand whose long fingers all curl within `shot_window` s of being up
+    shot_window: float = 2.0
+    # frames without an own face: the head window is "masked" when its dark
+    # fraction exceeds the seat's mask-off level by this much
+    win_dark_add: float = 0.035
+    # ... but only when no face was found in the crop either
+    lost_needs_no_face: bool = True
+    # crops where nothing is found (no pose, no mesh) for this long in a row are
+    # a masked, bowed head (by day a pose comes and goes every few frames)
+    lost_run_seconds: float = 6.0
+    max_sample_gap: float = 2.5
+    base_min_frames: int = 5
+    indirect_conf: float = 0.62
+    # states whose precision on rendered games is not yet shown (touch,
+    # hand_at_mask) are reported at this confidence: below Smoothing.on
+    unproven_conf: float = 0.5
+    # ... and when the cues disagree, the nearest direct evidence within this many seconds
+    carry_seconds: float = 2.0
+
+
+DEFAULT = Thresholds()
+
+
+# --- geometry helpers -------------------------------------------------------
+
+def _centre(b: Box) -> np.ndarray:
+    return np.array([(b[0] + b[2]) / 2, (b[1] + b[3]) / 2], float)
+
+
+def _inside(p: np.ndarray, b: Box, margin: float = 0.0) -> bool:
+    mx, my = margin * (b[2] - b[0]), margin * (b[3] - b[1])
+    return b[0] - mx <= p[0] <= b[2] + mx and b[1] - my <= p[1] <= b[3] + my
+
+
+def body_anchor(region: SeatRegion) -> np.ndarray:
+    """Where the seat's player's head is expected (see pixel_features.expected_head)."""
+    return expected_head(region)[0]
+
+
+def _head_point(pose: np.ndarray) -> np.ndarray | None:
+    for idx in ((NOSE,), (EYE_L, EYE_R), (EAR_L, EAR_R)):
+        if pose[list(idx), 3].min() >= MIN_VIS:
+            return pose[list(idx), :2].mean(axis=0)
+    return None
+
+
+def _visible(pose: np.ndarray, *idx: int) -> bool:
+    return bool(pose[list(idx), 3].min() >= MIN_VIS)
+
+
+def pose_owner(pose: np.ndarray, seats: dict[int, SeatRegion]) -> int | None:
+    """The seat whose expected head position the pose's head is nearest
+    (distances in each seat's body size, so a near, large seat does not win
+    by size); None when the pose shows no head."""
+    if pose is None or not _visible(pose, SH_L, SH_R):
+        return None
+    head = _head_point(pose)
+    return None if head is None else pose_owner_point(head, seats)
+
+
+@dataclass
+class _Body:
+    """The seat's own pose, reduced to what the states need (frame px)."""
+    pose: np.ndarray
+    shoulder_mid: np.ndarray
+    shoulder_w: float
+    head_px: float
+    eyes_mid: np.ndarray
+
+    @staticmethod
+    def of(pose: np.ndarray) -> "_Body":
+        sh = pose[[SH_L, SH_R], :2]
+        eyes = pose[[EYE_L, EYE_R], :2]
+        head = max(float(np.linalg.norm(eyes[0] - eyes[1])) * 1.3,
+                   float(np.linalg.norm(pose[EAR_L, :2] - pose[EAR_R, :2])) * 0.7, 3.0)
+        sw = max(float(np.linalg.norm(sh[0] - sh[1])), 2.0 * head)
+        return _Body(pose, sh.mean(axis=0), sw, head, eyes.mean(axis=0))
+
+
+# --- hands ------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class HandView:
+    hand: Hand
+    state: HandState
+    count: int
+    confidence: float
+    centre: np.ndarray
+    up: bool                  # fingers point up (within ~50 degrees)
+    facing_camera: bool       # the palm (not the back) faces the camera
+
+
+def view_hand(h: Hand) -> HandView:
+    pts = h.points[:, :2]
+    c = classify_hand(pts)
+    direction = pts[9] - pts[0]                      # wrist to middle knuckle
+    n = np.linalg.norm(direction)
+    up = bool(n > 0 and -direction[1] / n > 0.64)
+    # palm side: for a right hand seen palm-on, the thumb is on the image left
+    # of the wrist->middle axis (cross product sign), mirrored for a left hand
+    a, b = pts[5] - pts[0], pts[17] - pts[0]
+    cross = a[0] * b[1] - a[1] * b[0]
+    facing = bool((cross < 0) if h.side == "right" else (cross > 0))
+    return HandView(h, c.state, c.count, c.confidence, pts.mean(axis=0), up, facing)
+
+
+def hand_owner(h: Hand, seat: int, body: _Body | None, seats: dict[int, SeatRegion],
+               th: Thresholds) -> bool:
+    """Is this hand the seat's own? Linked to the own pose's wrist if there is
+    one; otherwise owned when the nearest table zone to it is the seat's."""
+    wrist = h.points[0, :2]
+    if body is not None:
+        pose = body.pose
+        d = min(float(np.linalg.norm(wrist - pose[i, :2])) for i in (WR_L, WR_R))
+        if d <= th.wrist_link * body.shoulder_w:
+            return True
+    centre = h.points[:, :2].mean(axis=0)
+    zones = {s: _centre(r.table_zone) for s, r in seats.items()}
+    near = min(zones, key=lambda s: np.linalg.norm(centre - zones[s]))
+    own_zone = seats[seat].table_zone
+    if near == seat and _inside(centre, own_zone, th.zone_margin):
+        return True
+    if body is None:
+        return False
+    # near the own body and nearer the own shoulders than any pose wrist of ours can say otherwise
+    return bool(np.linalg.norm(centre - body.shoulder_mid) < 1.2 * body.shoulder_w
+                and min(seats, key=lambda s: np.linalg.norm(centre - _centre(seats[s].body))) == seat)
+
+
+def pose_owner_point(p: np.ndarray, seats: dict[int, SeatRegion]) -> int:
+    """The seat whose expected head position is nearest to the point p."""
+    def dist(s: int) -> float:
+        b = seats[s].body
+        return float(np.linalg.norm((p - body_anchor(seats[s])) / np.array([b[2] - b[0], b[3] - b[1]])))
+    return min(seats, key=dist)
+
+
+def _arm_reaches(body: _Body, h: Hand, zone_of: SeatRegion, th: Thresholds) -> bool:
+    """The own arm itself goes there: a pose wrist close to the hand's wrist
+    and inside the neighbour's zone (a neighbour's own hand resting by the
+    zone edge is near, but no wrist of ours is under it)."""
+    for i in (WR_L, WR_R):
+        w = body.pose[i]
+        if (w[3] >= MIN_VIS and np.linalg.norm(w[:2] - h.points[0, :2]) <= th.touch_link * body.shoulder_w
+                and _inside(w[:2], zone_of.table_zone, th.zone_margin)):
+            return True
+    return False
+
+
+def vote_form(v: HandView) -> tuple[str, float] | None:
+    """The hand on the table as a vote form, or None when it is not one."""
+    pts = v.hand.points[:, :2]
+    if v.state in FIST_FAMILY:
+        up = upright_thumb_fist_score(pts)
+        if up > 0.5:
+            return "thumb_up", max(up, v.confidence)
+        # a vote stands on its little-finger side even when the thumb is
+        # hidden; a curled hand lying flat at rest is not one
+        return "fist", v.confidence if _knuckles_rise(pts) else 0.3 * v.confidence
+    if fingertip_down(pts):
+        return "fingertip", v.confidence
+    # an open hand counts only standing on its edge (knuckles stacked, seen
+    # narrow): a hand lying flat at rest is just as open but wide
+    if v.count >= 3 and _edge_on(pts):
+        return "palm", v.confidence
+    return None
+
+
+def _knuckles_rise(pts: np.ndarray) -> bool:
+    k = pts[5] - pts[17]
+    n = np.linalg.norm(k)
+    return bool(n > 0 and -k[1] / n > 0.3)
+
+
+def _edge_on(pts: np.ndarray) -> bool:
+    knuckles = pts[5] - pts[17]
+    length = np.linalg.norm(pts[9] - pts[0])
+    if length <= 0:
+        return False
+    rising = -knuckles[1] / max(np.linalg.norm(knuckles), 1e-6)
+    return bool(np.linalg.norm(knuckles) / length < 0.45 and rising > 0.5)
+
+
+# --- per frame ----------------------------------------------------------------
+
+def mask_state(features: dict[str, float], th: Thresholds = DEFAULT
+               ) -> tuple[str, float] | None:
+    """mask_on / mask_lifted / mask_off from the eye-band darkness at the
+    pose's eyes (or a detected face's), with a confidence."""
+    # face detection's eye keypoints are too coarse on small faces (the band
+    # reads 0.2-0.7 dark with the mask off): only the pose's eyes are used
+    for prefix in ("pose_",):
+        dark = features.get(prefix + "eye_dark")
+        skin = features.get(prefix + "skin_lum")
+        if dark is None:
+            continue
+        if skin is not None and skin < th.skin_min_lum:
+            continue                        # the "skin" patch is hair or mask: points are off
+        if dark >= th.eye_dark_on:
+            return "mask_on", float(min(1.0, 0.6 + (dark - th.eye_dark_on)))
+        if dark >= th.eye_dark_lifted:
+            return "mask_lifted", 0.7
+        return "mask_off", 0.9 if dark < th.eye_dark_lifted / 2 else 0.7
+    return None
+
+
+def _nose_lift(body: _Body) -> float:
+    """Nose height above the shoulder line, in shoulder widths."""
+    return float((body.shoulder_mid[1] - body.pose[NOSE, 1]) / body.shoulder_w)
+
+
+def classify_frame(lm: SeatLandmarks, seats: dict[int, SeatRegion],
+                   baseline_shoulder_y: float | None = None,
+                   th: Thresholds = DEFAULT, baseline_lift: float | None = None) -> tuple[list[FrameState], list[HandView]]:
+    """States of one frame, plus the own raised hands (for the shot, which
+    needs the sequence)."""
+    seat, t = lm.seat, lm.t
+    out: list[FrameState] = []
+    add = lambda state, conf, value=None: out.append(
+        FrameState(t, seat, state, round(float(min(max(conf, 0.0), 1.0)), 3), value))
+    region = seats[seat]
+    body = None
+    if lm.pose is not None and pose_owner(lm.pose, seats) == seat:
+        body = _Body.of(lm.pose)
+
+    # mask, read directly: the band at the pose's eyes, if the pose is ours
+    # (frames without are answered from the whole sequence: _indirect_mask)
+    feats = lm.features if body is not None else {}
+    mask = mask_state(feats, th)
+    if mask is not None:
+        add(*mask)
+
+    if body is not None:
+        pose = body.pose
+        # head: how far the nose stands above the shoulder line
+        if _visible(pose, NOSE):
+            lift = _nose_lift(body)
+            # against the seat's usual head height when known: the camera's
+            # angle on each seat changes how high an upright head looks
+            limit = (baseline_lift - th.head_drop if baseline_lift is not None
+                     else th.head_down_below)
+            down = lift < limit
+            add("head_down" if down else "head_up", 0.6 + min(0.35, abs(lift - limit)))
+        # standing: shoulders well above where this seat's shoulders usually are
+        if baseline_shoulder_y is not None:
+            rise = (baseline_shoulder_y - body.shoulder_mid[1]) / body.shoulder_w
+            if rise > th.stand_rise:
+                add("standing", min(1.0, 0.6 + (rise - th.stand_rise)))
+
+    views: list[HandView] = []
+    for h in lm.hands:
+        if not hand_owner(h, seat, body, seats, th):
+            continue
+        v = view_hand(h)
+        views.append(v)
+
+    raised: list[HandView] = []
+    on_table = False
+    for v in views:
+        c = v.centre
+        in_zone = _inside(c, region.table_zone, th.zone_margin)
+        # a touch reaches well into the neighbour's zone: a hand resting by the
+        # own zone's edge is nearer the own zone's centre
+        own_d = float(np.linalg.norm(c - _centre(region.table_zone)))
+        neighbour = next((s for s, r in seats.items() if s != seat and abs(s - seat) in (1, 9)
+                          and _inside(c, r.table_zone, 0.0)
+                          and np.linalg.norm(c - _centre(r.table_zone)) < th.touch_ratio * own_d), None)
+        if neighbour is not None and body is not None and _arm_reaches(body, v.hand, seats[neighbour], th):
+            # measured precision on rendered games is still near 0 (a far
+            # seat's resting hand projects into the neighbour's zone): kept
+            # under the default track threshold until it is better
+            add("touch", th.unproven_conf, str(neighbour))
+            continue
+        near_face = (body is not None and
+                     np.linalg.norm(c - body.eyes_mid) < th.hand_at_mask_heads * 2.5 * body.head_px)
+        if near_face:
+            add("hand_at_mask", th.unproven_conf)
+            continue
+        high = body is not None and c[1] < body.shoulder_mid[1] + 0.3 * body.shoulder_w
+        if in_zone and not high:
+            form = vote_form(v)
+            if form is not None:
+                on_table = True
+                add("fist_on_table", 0.4 + 0.6 * form[1], form[0])
+            continue
+        if (high or (body is None and v.up and not in_zone)) and v.up:
+            raised.append(v)
+            long_up = int(sum(p > 0.5 for p in finger_extensions(v.hand.points[:, :2])[1:]))
+            add("hand_raised", 0.5 + 0.4 * v.confidence, str(long_up))
+            if v.facing_camera:
+                add("fingers_shown", 0.4 + 0.4 * v.confidence, str(v.count))
+            continue
+        if v.state is HandState.POINTING and not in_zone:
+            d = finger_direction(v.hand.points[:, :2], INDEX)
+            if abs(d[0]) > abs(d[1]):
+                add("pointing", 0.5 + 0.4 * v.confidence)
+
+    if body is not None:
+        pose = body.pose
+        # arms crossed: both elbows low and out, both forearms folded onto the
+        # chest (pose wrists are unreliable there: use elbows and hand presence)
+        wrists = pose[[WR_L, WR_R], :2]
+        chest_top = body.shoulder_mid[1]
+        chest_bottom = body.shoulder_mid[1] + 1.4 * body.shoulder_w
+        xs = pose[[SH_L, SH_R], 0]
+        x0, x1 = xs.min() - 0.3 * body.shoulder_w, xs.max() + 0.3 * body.shoulder_w
+        on_chest = [x0 <= w[0] <= x1 and chest_top <= w[1] <= chest_bottom for w in wrists]
+        if all(on_chest) and not raised and not on_table:
+            add("arms_crossed", 0.65)
+        elif raised or on_table or not any(on_chest):
+            add("arms_open", 0.7)
+    elif lm.pose is None and not lm.faces and not lm.hands:
+        add("seat_empty", 0.55)
+    return out, raised
+
+
+def _shots(raised: list[tuple[float, list[HandView]]], seat: int, th: Thresholds) -> list[FrameState]:
+    """Frames where a raised hand's long fingers curl after being up."""
+    out = []
+    last_up: float | None = None
+    for t, views in raised:
+        counts = [int(sum(p > 0.5 for p in finger_extensions(v.hand.points[:, :2])[1:])) for v in views]
+        if not counts:
+            continue
+        if max(counts) >= 1:
+            last_up = t
+        elif last_up is not None and t - last_up <= th.shot_window:
+            out.append(FrameState(t, seat, "shot", 0.7))
+    return out
+
+
+MASK_STATES = ("mask_on", "mask_off", "mask_lifted")
+
+
+def _long_runs(landmarks: list[SeatLandmarks], lost_of: dict[float, bool], th: Thresholds) -> set[float]:
+    """Times of the frames inside runs of lost frames lasting >= lost_run_seconds.
+
+    A single found frame between lost ones (a spurious detection on a bowed
+    head) does not break a run and belongs to it; frames further apart than
+    max_sample_gap do (nothing is known between them)."""
+    out: set[float] = set()
+    run: list[float] = []           # lost frames and absorbed single found frames
+    pending: float | None = None    # a found frame that may be absorbed
+
+    def close() -> None:
+        if run and run[-1] - run[0] >= th.lost_run_seconds:
+            out.update(run)
+
+    for lm in landmarks:
+        t = lm.t
+        if run and t - (pending if pending is not None else run[-1]) > th.max_sample_gap:
+            close()
+            run, pending = [], None
+        if lost_of[t]:
+            if pending is not None:
+                run.append(pending)
+                pending = None
+            run.append(t)
+        elif run and pending is None:
+            pending = t
+        else:
+            close()
+            run, pending = [], None
+    close()
+    return out
+
+
+def _indirect_mask(frames: list[FrameState], landmarks: list[SeatLandmarks], th: Thresholds
+                   ) -> list[FrameState]:
+    """Mask states for frames where the seat's own pose does not show the eyes
+    (a masked head bowed in the night pose defeats pose and face detection).
+
+    The window around the seat's expected head holds the mask band, the
+    hair and some background; with the band over a bowed face it is darker
+    than the same window in this seat's frames with the mask off (measured
+    on the frames with direct evidence, else on the lighter part of all its
+    frames: most sampled time is day). Without features, the nearest direct
+    evidence within `carry_seconds`, then "face lost" (no face or pose found
+    in the crop at all) answer weakly.
+    """
+    direct: dict[float, str] = {f.t: f.state for f in frames if f.state in MASK_STATES}
+    off_dark = [lm.features["win_dark"] for lm in landmarks
+                if direct.get(lm.t) == "mask_off" and "win_dark" in lm.features]
+    every = [lm.features["win_dark"] for lm in landmarks if "win_dark" in lm.features]
+    base = (float(np.median(off_dark)) if len(off_dark) >= th.base_min_frames
+            else float(np.percentile(every, 30)) if len(every) >= 2 * th.base_min_frames else None)
+    known = sorted(direct.items())
+    # face detection fires now and then on a bowed head: only pose and mesh count
+    lost_of = {lm.t: lm.pose is None and not lm.mesh for lm in landmarks}
+    # A masked head bowed in the night pose stays "lost" for the whole night,
+    # while a seat seen from behind by day loses and finds its pose every few
+    # frames: a long unbroken run of lost frames is a mask.
+    long_lost = _long_runs(landmarks, lost_of, th)
+    out = []
+    for lm in landmarks:
+        if lm.t in long_lost and lm.t not in direct:
+            out.append(FrameState(lm.t, lm.seat, "mask_on", th.indirect_conf + 0.03))
+            continue
+        if lm.t in direct:
+            continue
+        dark = lm.features.get("win_dark")
+        if base is not None and dark is not None:
+            excess = dark - base - th.win_dark_add
+            # a pose found in the crop (even a neighbour's) means faces are
+            # bare around here: a dark window is then a lean, not a mask
+            lost = lm.pose is None and (not lm.faces or not th.lost_needs_no_face)
+            if excess > 0 and lost:
+                out.append(FrameState(lm.t, lm.seat, "mask_on", round(min(0.95, th.indirect_conf + 3 * excess), 3)))
+            else:
+                out.append(FrameState(lm.t, lm.seat, "mask_off", th.indirect_conf))
+            continue
+        near = [(abs(t - lm.t), st) for t, st in known if abs(t - lm.t) <= th.carry_seconds]
+        if near:
+            out.append(FrameState(lm.t, lm.seat, min(near)[1], th.indirect_conf - 0.02))
+        elif lm.pose is None and not lm.faces and not lm.mesh:
+            out.append(FrameState(lm.t, lm.seat, "mask_on", 0.55))
+    return out
+
+
+def classify_frames(landmarks: list[SeatLandmarks], calibration: Calibration, cam: str = "cam1",
+                    thresholds: Thresholds = DEFAULT) -> list[FrameState]:
+    """Every state seen in one seat's frames (sorted by t), with confidences."""
+    seats = calibration.camera(cam).seats
+    if not landmarks:
+        return []
+    # the seat's usual shoulder height, from frames where the pose is its own
+    own = [lm for lm in landmarks
+           if lm.pose is not None and lm.seat in seats and pose_owner(lm.pose, seats) == lm.seat]
+    ys = [lm.pose[[SH_L, SH_R], 1].mean() for lm in own]
+    baseline = float(np.median(ys)) if len(ys) >= 5 else None
+    lifts = [_nose_lift(_Body.of(lm.pose)) for lm in own if lm.pose[NOSE, 3] >= MIN_VIS]
+    baseline_lift = float(np.median(lifts)) if len(lifts) >= 5 else None
+    out: list[FrameState] = []
+    raised: dict[int, list[tuple[float, list[HandView]]]] = {}
+    for lm in landmarks:
+        if lm.seat not in seats:
+            continue
+        states, up = classify_frame(lm, seats, baseline, thresholds, baseline_lift)
+        out.extend(states)
+        raised.setdefault(lm.seat, []).append((lm.t, up))
+    for seat, seq in raised.items():
+        out.extend(_shots(seq, seat, thresholds))
+    for seat in {lm.seat for lm in landmarks}:
+        mine = [lm for lm in landmarks if lm.seat == seat]
+        out.extend(_indirect_mask([f for f in out if f.seat == seat], mine, thresholds))
+    out.sort(key=lambda f: (f.t, f.seat, f.state))
+    return out
+
+
+__all__ = ["Thresholds", "DEFAULT", "classify_frames", "classify_frame", "mask_state",
+           "pose_owner", "hand_owner", "view_hand", "vote_form", "body_anchor"]
