@@ -7,14 +7,12 @@ carries its own frame number). Frames are RGB uint8 arrays.
 from __future__ import annotations
 
 import hashlib
-import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Sequence
 
 import cv2
-import imageio_ffmpeg
 import numpy as np
 
 Box = tuple[int, int, int, int]  # x, y, w, h in pixels
@@ -145,12 +143,8 @@ def cut_clip(video: str | Path, t0: float, t1: float, cache_dir: Path | None = N
     out = cache / f"{key}.mp4"
     if out.is_file() and out.stat().st_size > 0:
         return out
-    tmp = out.with_suffix(".part.mp4")
-    cmd = [imageio_ffmpeg.get_ffmpeg_exe(), "-loglevel", "error", "-y", "-ss", f"{max(t0, 0):.3f}",
-           "-i", str(video), "-t", f"{max(t1 - t0, 0.1):.3f}", "-c:v", "libx264", "-preset",
-           "veryfast", "-pix_fmt", "yuv420p", "-movflags", "+faststart", "-an", str(tmp)]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    if proc.returncode != 0 or not tmp.is_file():
-        raise FrameError(f"could not cut a clip from {video}: {proc.stderr.strip()[-300:]}")
-    tmp.replace(out)
-    return out
+    from review.clips import cut_clip as encode_clip
+    try:
+        return encode_clip(video, out, t0, t1)
+    except RuntimeError as exc:
+        raise FrameError(f"could not cut a clip from {video}: {exc}") from None
