@@ -121,4 +121,40 @@ def crop_features(crop: Crop, pose: np.ndarray | None, faces=(),
         k = np.asarray(f.keypoints, float)
         head = max(f.box[2] - f.box[0], 1.0) * 0.6
         out.update(eye_band_features(luma, crop, k[0], k[1], k[3], head, "face_"))
+    if region is not None:
+        out.update(zone_skin_features(crop, region.table_zone))
     return out
+
+
+def skin_mask(rgb: np.ndarray) -> np.ndarray:
+    """Skin-coloured pixels: warm hue, moderate saturation, not dark. Loose on
+    purpose (all skin tones); the table cloth and most sleeves fall outside it."""
+    img = rgb.astype(np.float32)
+    r, g, b = img[..., 0], img[..., 1], img[..., 2]
+    mx = np.maximum(np.maximum(r, g), b)
+    mn = np.minimum(np.minimum(r, g), b)
+    sat = (mx - mn) / np.maximum(mx, 1.0)
+    return (r >= g) & (g >= b - 8) & (r - g >= 8) & (mx >= 60) & (sat >= 0.12) & (sat <= 0.72)
+
+
+def zone_skin_features(crop: Crop, zone) -> dict[str, float]:
+    """How much hand is in the seat's table zone: the skin fraction of the zone
+    (a fist landing raises it) and the skin's vertical extent in the zone's
+    upper half (an upright fist stands up; a flat palm does not).
+
+    A vote fist in a wide shot can be too small for the palm detector; this
+    cue does not need it. Compared per seat with its own baseline downstream."""
+    sx, sy = crop.scale_xy
+    h, w = crop.image.shape[:2]
+    x0 = int(max(0, np.floor((zone[0] - crop.box[0]) * sx)))
+    y0 = int(max(0, np.floor((zone[1] - crop.box[1]) * sy)))
+    x1 = int(min(w, np.ceil((zone[2] - crop.box[0]) * sx)))
+    y1 = int(min(h, np.ceil((zone[3] - crop.box[1]) * sy)))
+    if x1 - x0 < 4 or y1 - y0 < 4:
+        return {}
+    m = skin_mask(crop.image[y0:y1, x0:x1])
+    rows = np.flatnonzero(m.mean(axis=1) > 0.04)
+    extent = (rows[-1] - rows[0] + 1) / m.shape[0] if rows.size else 0.0
+    upper = m[: m.shape[0] // 2].mean()
+    return {"zone_skin": round(float(m.mean()), 4), "zone_skin_upper": round(float(upper), 4),
+            "zone_skin_extent": round(float(extent), 3)}
