@@ -60,6 +60,11 @@ class Thresholds:
     stand_rise: float = 0.6
     # table zone grown by this fraction on each side before testing a hand
     zone_margin: float = 0.15
+    # fists from the zone's skin: rise over the seat's usual level (percentile)
+    zone_base_pct: float = 50.0
+    zone_skin_min_rise: float = 0.04
+    zone_skin_iqr: float = 2.0
+    zone_skin_min_extent: float = 0.2
     # a hand's wrist within this many shoulder widths of a pose wrist is that arm's
     wrist_link: float = 0.6
     # touch: a pose wrist within this many shoulder widths of the hand's wrist
@@ -511,7 +516,34 @@ def classify_frames(landmarks: list[SeatLandmarks], calibration: Calibration, ca
     for seat in {lm.seat for lm in landmarks}:
         mine = [lm for lm in landmarks if lm.seat == seat]
         out.extend(_indirect_mask([f for f in out if f.seat == seat], mine, thresholds))
+        out.extend(_zone_fists([f for f in out if f.seat == seat], mine, thresholds))
     out.sort(key=lambda f: (f.t, f.seat, f.state))
+    return out
+
+
+def _zone_fists(frames: list[FrameState], landmarks: list[SeatLandmarks], th: Thresholds) -> list[FrameState]:
+    """Fists the palm detector missed, from the skin in the table zone.
+
+    The seat's own baseline is the zone's usual skin (a resting hand, a sleeve,
+    a neighbour's elbow); a fist landing adds skin above it. Where the hand
+    model did see a fist the frame already has one, and its form stays."""
+    have = {f.t for f in frames if f.state == "fist_on_table"}
+    values = [(lm.t, lm.features.get("zone_skin")) for lm in landmarks]
+    values = [(t, v) for t, v in values if v is not None]
+    if len(values) < 10:
+        return []
+    arr = np.array([v for _, v in values])
+    base = float(np.percentile(arr, th.zone_base_pct))
+    spread = float(np.percentile(arr, 75) - np.percentile(arr, 25))
+    need = base + max(th.zone_skin_min_rise, th.zone_skin_iqr * spread)
+    out = []
+    for lm, (t, v) in zip([lm for lm in landmarks if lm.features.get("zone_skin") is not None], values):
+        if t in have or v < need:
+            continue
+        if lm.features.get("zone_skin_extent", 0.0) < th.zone_skin_min_extent:
+            continue
+        conf = min(0.95, 0.6 + (v - need) / max(need, 1e-3))
+        out.append(FrameState(t, lm.seat, "fist_on_table", conf, "fist"))
     return out
 
 
