@@ -8,7 +8,13 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
+
+# MediaPipe's C++ side logs every graph start to stderr (also in worker
+# processes, which inherit the environment); users need our messages only.
+os.environ.setdefault("GLOG_minloglevel", "2")
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
 # Order is the order shown in `mafvar --help`.
 COMMAND_MODULES = (
@@ -17,6 +23,7 @@ COMMAND_MODULES = (
     "sample_videos.cli",
     "review.cli",
     "review.cli_analysis",
+    "review.cli_audit",
     "app.cli",
 )
 
