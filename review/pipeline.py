@@ -179,7 +179,8 @@ def analyze(game_dir: str | Path, progress: Progress | None = None, workers: int
     obs_path = ws.analysis_dir / "observations.sqlite"
     fp_ext = _fingerprint(game.video, fp_cal, [[r.t0, r.t1, r.fps] for r in schedule.ranges])
     t0 = time.perf_counter()
-    if force or not _is_current(ws, "extract", fp_ext):
+    # the marker alone is not enough: a committed analysis may ship without the store
+    if force or not obs_path.exists() or not _is_current(ws, "extract", fp_ext):
         ws.clear_marker("extract")
         from vision.schedule import extract
         say("extract", 0.0, f"{planned} frames to analyse in {len(schedule.ranges)} ranges")
@@ -198,9 +199,7 @@ def analyze(game_dir: str | Path, progress: Progress | None = None, workers: int
             ws.mark_done("extract", {"fingerprint": fp_ext, "frames": rep.frames,
                                      "frames_decoded": stats.frames_decoded, "cpu": rep.cpu})
     else:
-        info = ws.marker_info("extract")["info"]
-        stats.frames_decoded = int(info.get("frames_decoded", 0))
-        stats.skipped.append("extract")
+        stats.skipped.append("extract")  # this run decoded nothing: the landmarks are stored
     stats.wall["extract"] = time.perf_counter() - t0
 
     # ---- align: states → tracks → marks → alignment

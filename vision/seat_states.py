@@ -384,6 +384,11 @@ def classify_frame(lm: SeatLandmarks, seats: dict[int, SeatRegion],
             add("arms_open", 0.7)
     elif lm.pose is None and not lm.faces and not lm.hands:
         add("seat_empty", 0.55)
+    if not lm.mesh and any(f.state == "head_down" for f in out):
+        # A bowed head shows the camera its crown: the pose's "eyes" land on the
+        # hair and read as a bare band. Without the face mesh (which never fires
+        # on a masked face) that is no evidence of a mask off.
+        out = [f for f in out if f.state not in ("mask_off", "mask_lifted")]
     return out, raised
 
 
@@ -479,8 +484,8 @@ def _indirect_mask(frames: list[FrameState], landmarks: list[SeatLandmarks], th:
             lost = lm.pose is None and (not lm.faces or not th.lost_needs_no_face)
             if excess > 0 and lost:
                 out.append(FrameState(lm.t, lm.seat, "mask_on", round(min(0.95, th.indirect_conf + 3 * excess), 3)))
-            else:
-                out.append(FrameState(lm.t, lm.seat, "mask_off", th.indirect_conf))
+            # else: no own eyes seen and no dark window: unknown. "Mask off" needs
+            # positive evidence (a false one accuses a player of peeking).
             continue
         near = [(abs(t - lm.t), st) for t, st in known if abs(t - lm.t) <= th.carry_seconds]
         if near:

@@ -87,3 +87,44 @@ def test_a_short_video_of_another_game_is_warned_about_and_review_db_is_kept(gam
     assert (ws / "analysis" / "incidents.json").exists()
     assert (ws / "review.db").read_bytes() == saved
     assert stats["frames_decoded"] <= 0.5 * stats["frames_total"]
+
+
+@pytest.mark.slow
+def test_analyze_killed_mid_run_resumes_without_redoing_finished_chunks(game, tmp_path):
+    import os
+    import signal
+    import sqlite3
+    import sys
+    import time
+
+    ws = workspace(game, tmp_path, "killed")
+    blank_video(ws / "video.mp4", 70)
+    cmd = [sys.executable, "-m", "mafvar", "analyze", str(ws), "--phase", "r0", "--workers", "1", "--json"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    store = ws / "analysis" / "observations.sqlite"
+    deadline = time.time() + 300
+    done = 0
+    while time.time() < deadline and proc.poll() is None:
+        if store.exists():
+            try:
+                with sqlite3.connect(f"file:{store}?mode=ro", uri=True, timeout=1) as db:
+                    done = db.execute("SELECT count(*) FROM chunks").fetchone()[0]
+            except sqlite3.Error:
+                done = 0
+        if done >= 1:
+            break
+        time.sleep(0.5)
+    assert proc.poll() is None, "analyze finished before it could be interrupted"
+    assert done >= 1, "no chunk finished in time"
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert not (ws / "analysis" / "checks.done").exists()
+    resumed = subprocess.run(cmd, capture_output=True, text=True)
+    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    assert (ws / "analysis" / "checks.done").exists() and (ws / "analysis" / "incidents.json").exists()
+    with sqlite3.connect(store) as db:
+        chunks = db.execute("SELECT count(*) FROM chunks").fetchone()[0]
+    assert chunks > done  # the resumed run added the rest, keeping what was done
+    # a third run has nothing left to extract
+    again = subprocess.run(cmd, capture_output=True, text=True)
+    assert again.returncode == 0 and json.loads(again.stdout)["frames_decoded"] == 0
