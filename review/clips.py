@@ -142,4 +142,12 @@ def attach_evidence(ws: GameWorkspace, video: Path, calibration: Calibration, ca
     finally:
         if db is not None:
             db.close()
+    _remove_stale(ws.clips_dir, {i.id for i in incidents})
     return out
+
+
+def _remove_stale(clips_dir: Path, current: set[str]) -> None:
+    """Evidence of incidents a re-run no longer finds (derived files only)."""
+    for f in clips_dir.iterdir():
+        if f.is_file() and f.name.split(".", 1)[0] not in current:
+            f.unlink()
