@@ -182,6 +182,10 @@ def analyze(game_dir: str | Path, progress: Progress | None = None, workers: int
     # the marker alone is not enough: a committed analysis may ship without the store
     if force or not obs_path.exists() or not _is_current(ws, "extract", fp_ext):
         ws.clear_marker("extract")
+        if force:
+            # extraction resumes chunk by chunk from the store: forcing means a new one
+            for suffix in ("", "-wal", "-shm"):
+                Path(str(obs_path) + suffix).unlink(missing_ok=True)
         from vision.schedule import extract
         say("extract", 0.0, f"{planned} frames to analyse in {len(schedule.ranges)} ranges")
         done = [0]
