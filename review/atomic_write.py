@@ -1,7 +1,8 @@
 """Crash-safe file writes: a reader sees the old file or the new one, never half.
 
 Every derived file in a game workspace (incidents.json, reports, markers) is
-written this way so an interrupted step never leaves a truncated file behind.
+written this way so an interrupted step never leaves a truncated file behind;
+`read_versioned_json` is the matching read, checking format and version.
 """
 from __future__ import annotations
 
@@ -60,3 +61,20 @@ def _fsync_dir(folder: Path) -> None:
         pass
     finally:
         os.close(fd)
+
+
+def read_versioned_json(path: Path, fmt: str, version: int, error: type[Exception]) -> dict:
+    """A mafvar JSON document of one format and version, or `error` saying what is off.
+    A missing file raises FileNotFoundError (callers tell "not yet" from "broken")."""
+    try:
+        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise error(f"{path}: not readable JSON ({exc})") from None
+    if not isinstance(doc, dict) or doc.get("format") != fmt:
+        raise error(f"{path}: not a {fmt} file")
+    if doc.get("version") != version:
+        raise error(f"{path}: {fmt} version {doc.get('version')!r} is not supported "
+                    f"(this mafvar reads version {version})")
+    return doc

@@ -16,7 +16,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
-from review.atomic_write import write_json_atomic
+from review.atomic_write import read_versioned_json, write_json_atomic
 
 INCIDENTS_FORMAT = "mafvar-incidents"
 INCIDENTS_VERSION = 1
@@ -275,18 +275,7 @@ def save_incidents(path: str | os.PathLike[str], incidents: Iterable[Incident],
 
 def load_incidents(path: str | os.PathLike[str]) -> IncidentsFile:
     file = Path(path)
-    try:
-        doc = json.loads(file.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise IncidentFormatError(f"{file}: not readable JSON ({exc})") from None
-    if not isinstance(doc, dict) or doc.get("format") != INCIDENTS_FORMAT:
-        raise IncidentFormatError(f"{file}: not a {INCIDENTS_FORMAT} file")
-    if doc.get("version") != INCIDENTS_VERSION:
-        raise IncidentFormatError(
-            f"{file}: {INCIDENTS_FORMAT} version {doc.get('version')!r} is not supported "
-            f"(this mafvar reads version {INCIDENTS_VERSION})")
+    doc = read_versioned_json(file, INCIDENTS_FORMAT, INCIDENTS_VERSION, IncidentFormatError)
     raw = doc.get("incidents")
     if not isinstance(raw, list):
         raise IncidentFormatError(f"{file}: 'incidents' must be a list")

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from review.atomic_write import write_json_atomic
+from review.atomic_write import read_versioned_json, write_json_atomic
 
 RECOUNT_FORMAT = "mafvar-recount"
 RECOUNT_VERSION = 1
@@ -97,17 +97,7 @@ def save_recount(path: str | os.PathLike[str], calls: Iterable[VoteCall],
 
 def load_recount(path: str | os.PathLike[str]) -> RecountFile:
     file = Path(path)
-    try:
-        doc = json.loads(file.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise RecountFormatError(f"{file}: not readable JSON ({exc})") from None
-    if not isinstance(doc, dict) or doc.get("format") != RECOUNT_FORMAT:
-        raise RecountFormatError(f"{file}: not a {RECOUNT_FORMAT} file")
-    if doc.get("version") != RECOUNT_VERSION:
-        raise RecountFormatError(f"{file}: {RECOUNT_FORMAT} version {doc.get('version')!r} "
-                                 f"is not supported (expected {RECOUNT_VERSION})")
+    doc = read_versioned_json(file, RECOUNT_FORMAT, RECOUNT_VERSION, RecountFormatError)
     try:
         calls = tuple(VoteCall.from_json(c) for c in doc.get("calls", ()))
     except (KeyError, TypeError, ValueError) as exc:

@@ -19,7 +19,7 @@ from engine.speaking import day_closer, day_opener
 
 from .assembly import Anchor, EventLog
 from .day import DayOutcome, DayRecord, emit_day
-from .errors import ImportError_
+from .errors import ImportError_, read_int as _int, read_list as _list, read_seat as _seat
 from .following import day_leavers, night_victim
 
 ROLES = {0: "don", 1: "maf", 2: "civ", 3: "sheriff"}
@@ -34,27 +34,6 @@ SETUP_STAGES = ("dealing", "briefing", "comIntro")
 
 
 # ---------------------------------------------------------------- reading
-
-def _int(value: Any, where: str, low: int = 0, high: int | None = None) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ImportError_(f"{where}: expected an integer, got {value!r}")
-    if value < low or (high is not None and value > high):
-        span = f"{low}..{high}" if high is not None else f">= {low}"
-        raise ImportError_(f"{where}: {value} is out of range ({span})")
-    return value
-
-
-def _seat(value: Any, where: str) -> int:
-    return _int(value, where, 1, 10)
-
-
-def _list(value: Any, where: str) -> list:
-    if value is None:
-        return []
-    if not isinstance(value, list):
-        raise ImportError_(f"{where}: expected a list, got {type(value).__name__}")
-    return value
-
 
 def _obj(value: Any, where: str) -> dict:
     if not isinstance(value, dict):
