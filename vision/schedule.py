@@ -241,21 +241,15 @@ def _run_chunk_unsafe(chunk: ScheduleRange) -> ChunkResult:
                 region = cam.seats[seat]
                 if (sx, sy) != (1.0, 1.0):
                     region = _scale_region(region, sx, sy)
-                c = seat_crop(frame.image, region, st.long_side)
-                lm = st.landmarker(seat, tracking).process(c, seat, frame.t, only)
-                for k, v in lm.cpu.items():
+                zone = (st.zone_hands(seat, tracking)
+                        if Model.HANDS in st.models and (only is None or Model.HANDS in only) else None)
+                lm = seat_landmarks(frame.image, frame.t, seat, region, st.landmarker(seat, tracking),
+                                    zone, only, st.long_side)
+                costs = dict(lm.cpu)
+                lm.cpu.pop("hands_zone", None)  # the store keeps one row per model
+                for k, v in costs.items():
                     result.cpu[k] = result.cpu.get(k, 0.0) + v
                     result.calls[k] = result.calls.get(k, 0) + 1
-                if Model.HANDS in st.models and (only is None or Model.HANDS in only):
-                    # A vote fist is ~35 px in a 720p frame: on the whole-seat crop
-                    # the palm detector finds it in ~40% of frames, on a crop of the
-                    # table zone in ~87% (measured by the renderer's detection script).
-                    zc = crop_box(frame.image, expand(region.table_zone, ZONE_MARGIN, frame.size), ZONE_SIDE)
-                    zl = st.zone_hands(seat, tracking).process(zc, seat, frame.t, [Model.HANDS])
-                    lm.hands = merge_hands(zl.hands, lm.hands)
-                    cpu = zl.cpu.get(Model.HANDS.value, 0.0)
-                    result.cpu["hands_zone"] = result.cpu.get("hands_zone", 0.0) + cpu
-                    result.calls["hands_zone"] = result.calls.get("hands_zone", 0) + 1
                 seat_results.append(lm)
             result.frames.append((frame.t, frame.size, seat_results))
     except VideoError as exc:
@@ -272,6 +266,24 @@ def _run_chunk_unsafe(chunk: ScheduleRange) -> ChunkResult:
 
 ZONE_MARGIN = 0.35   # fraction of the table zone added around it (raised wrists, neighbours)
 ZONE_SIDE = 256      # long side of the table-zone crop fed to the palm detector
+
+
+def seat_landmarks(image: np.ndarray, t: float, seat: int, region, landmarker: SeatLandmarker,
+                   zone_hands: SeatLandmarker | None = None, only=None,
+                   long_side: int = DEFAULT_LONG_SIDE) -> SeatLandmarks:
+    """One seat of one frame, as extraction sees it: the models on the seat crop,
+    then hands again on the table-zone crop (cpu["hands_zone"] counts that pass)."""
+    size = (image.shape[1], image.shape[0])
+    lm = landmarker.process(seat_crop(image, region, long_side), seat, t, only)
+    if zone_hands is not None:
+        # A vote fist is ~35 px in a 720p frame: on the whole-seat crop the palm
+        # detector finds it in ~40% of frames, on a crop of the table zone in
+        # ~87% (measured by the renderer's detection script).
+        zc = crop_box(image, expand(region.table_zone, ZONE_MARGIN, size), ZONE_SIDE)
+        zl = zone_hands.process(zc, seat, t, [Model.HANDS])
+        lm.hands = merge_hands(zl.hands, lm.hands)
+        lm.cpu["hands_zone"] = zl.cpu.get(Model.HANDS.value, 0.0)
+    return lm
 
 
 def merge_hands(first: list, second: list) -> list:
