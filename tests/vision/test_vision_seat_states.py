@@ -256,37 +256,59 @@ def _day_time(truth) -> float:
     raise AssertionError("the game has no quiet day moment")
 
 
+RENDER_AND_LANDMARK = r"""
+import json, sys
+from sample_videos.director.script import build_scripts
+from sample_videos.render.renderer import render_frame
+from sample_videos.synth import SynthOptions, build_game, build_scene, calibration
+from vision.calibration import Calibration
+from vision.landmarks import Model, SeatLandmarker
+from vision.schedule import seat_landmarks
+day_t, vote_t = float(sys.argv[2]), float(sys.argv[3])
+opts = SynthOptions(seed=1)
+game = build_game(opts)
+scene = build_scene(opts)
+cal_json = calibration(scene, opts)
+cal = Calibration.from_json(cal_json)
+scripts = build_scripts(game.plan)
+out = {}
+with SeatLandmarker(tracking=False) as lmk, SeatLandmarker(tracking=False, models=(Model.HANDS,)) as zone:
+    for name, t in (("day", day_t), ("vote", vote_t)):
+        frame = render_frame(scene, scripts, t)
+        # exactly what extraction computes per seat (seat crop + table-zone hands)
+        out[name] = [seat_landmarks(frame, t, s, r, lmk, zone).to_json()
+                     for s, r in sorted(cal.camera("cam1").seats.items())]
+json.dump({"calibration": cal_json, "frames": out}, open(sys.argv[1], "w"))
+"""
+
+
 @pytest.fixture(scope="module")
-def rendered():
+def rendered(tmp_path_factory):
     """Seed 1's synthetic game: a quiet day frame (every mask off, hands at
     rest) and the frame where most thumb-up fists stand on the table,
-    rendered, cropped per seat and run through the landmark models."""
-    pytest.importorskip("moderngl")
-    from sample_videos.director.script import build_scripts
-    from sample_videos.render.renderer import RenderUnavailable, render_frame
-    from sample_videos.synth import SynthOptions, build_game, build_scene, calibration
-    from vision.crops import seat_crop
-    from vision.landmarks import SeatLandmarker
+    rendered, cropped per seat and run through the landmark models.
 
-    opts = SynthOptions(seed=1)
-    game = build_game(opts)
-    scene = build_scene(opts)
-    cal = Calibration.from_json(calibration(scene, opts))
-    scripts = build_scripts(game.plan)
+    Rendering and the models run in a fresh interpreter: in the full suite an
+    earlier test's in-process state changed what the models returned here."""
+    import json
+    import subprocess
+    import sys
+
+    from sample_videos.synth import SynthOptions, build_game
+    from vision.landmarks import SeatLandmarks
+
+    game = build_game(SynthOptions(seed=1))
     times = {"day": _day_time(game.truth), "vote": _vote_time(game.truth)}
-    out = {}
-    from vision.landmarks import Model
-    from vision.schedule import seat_landmarks
-    with SeatLandmarker(tracking=False) as lmk, SeatLandmarker(tracking=False, models=(Model.HANDS,)) as zone:
-        for name, t in times.items():
-            try:
-                frame = render_frame(scene, scripts, t)
-            except RenderUnavailable as exc:
-                pytest.fail(f"no OpenGL renderer here (make test installs it): {exc}")
-            # exactly what extraction computes per seat (seat crop + table-zone hands)
-            out[name] = [seat_landmarks(frame, t, s, r, lmk, zone)
-                         for s, r in sorted(cal.camera("cam1").seats.items())]
-    return game.truth, cal, times, out
+    out_path = tmp_path_factory.mktemp("rendered") / "landmarks.json"
+    repo = Path(__file__).resolve().parents[2]
+    proc = subprocess.run([sys.executable, "-c", RENDER_AND_LANDMARK, str(out_path),
+                           str(times["day"]), str(times["vote"])], cwd=repo, capture_output=True, text=True)
+    if proc.returncode != 0:
+        pytest.fail(f"rendering or landmarking failed (make test installs EGL): {proc.stderr[-1500:]}")
+    doc = json.loads(out_path.read_text())
+    cal = Calibration.from_json(doc["calibration"])
+    frames = {k: [SeatLandmarks.from_json(d) for d in v] for k, v in doc["frames"].items()}
+    return game.truth, cal, times, frames
 
 
 def _truth_body(truth, seat, t):
