@@ -294,11 +294,16 @@ def _check_unique(items: Sequence[Incident]) -> None:
         seen.add(inc.id)
 
 
-def _enum(enum_cls: type[Enum], value: Any, what: str) -> Any:
+def parse_enum(enum_cls: type[Enum], value: Any, what: str, error: type[Exception] = ValueError) -> Any:
+    """`value` as a member of `enum_cls`, or `error` listing the allowed values."""
     if isinstance(value, enum_cls):
         return value
     try:
         return enum_cls(value)
     except ValueError:
         allowed = ", ".join(m.value for m in enum_cls)
-        raise IncidentFormatError(f"unknown {what} {value!r} (expected one of: {allowed})") from None
+        raise error(f"unknown {what} {value!r} (expected one of: {allowed})") from None
+
+
+def _enum(enum_cls: type[Enum], value: Any, what: str) -> Any:
+    return parse_enum(enum_cls, value, what, IncidentFormatError)

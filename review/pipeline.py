@@ -170,8 +170,8 @@ def analyze(game_dir: str | Path, progress: Progress | None = None, workers: int
             f"{game.video.name} lasts {game.info.duration:.1f} s but the protocol runs to "
             f"{span + game.offset:.1f} s: phases after the end of the video are not analysed")
     if has_times:
-        placed = align(game.timeline, [], anchors=None).intervals if game.offset == 0 else \
-            [_shift(iv, game.offset) for iv in game.timeline]
+        # the protocol's times on the video clock, untimed intervals placed between them
+        placed = align(_video_timeline(game), []).intervals
         schedule = plan_schedule(placed, game.info.duration, only=only)
     else:
         schedule = coarse_schedule(game.info.duration)
@@ -217,8 +217,7 @@ def analyze(game_dir: str | Path, progress: Progress | None = None, workers: int
         except Exception as exc:  # a broken audio track must not stop the review
             stats.warnings.append(f"{game.video.name}: audio unreadable, aligning from the picture only ({exc})")
     marks.sort(key=lambda m: m.t)
-    alignment = align([_shift(iv, game.offset) for iv in game.timeline] if game.offset else game.timeline,
-                      marks, anchors=anchors, use_protocol_times=has_times)
+    alignment = align(_video_timeline(game), marks, anchors=anchors, use_protocol_times=has_times)
     expected = sum(1 for k in alignment.matched) + len(alignment.unmatched_expected)
     if marks and expected and len(alignment.matched) < 0.25 * expected:
         stats.warnings.append(
@@ -266,9 +265,12 @@ def _game_meta(game: Game) -> dict:
     return meta
 
 
-def _shift(iv: Interval, offset: float) -> Interval:
+def _video_timeline(game: Game) -> list[Interval]:
+    """The timeline with the camera's offset applied (protocol clock → video clock)."""
+    if not game.offset:
+        return list(game.timeline)
     from .align import _map_interval
-    return _map_interval(iv, lambda t: None if t is None else t + offset)
+    return [_map_interval(iv, lambda t: None if t is None else t + game.offset) for iv in game.timeline]
 
 
 def _step_done(ws: GameWorkspace, step: str, fp: str, force: bool, stats: Stats, run) -> None:
@@ -294,11 +296,7 @@ def seat_tracks(obs_path: Path, game: Game) -> list[Track]:
             lms = db.seat_landmarks(seat, cam=game.cam)
             sample_times[seat] = [lm.t for lm in lms]
             frames.extend(classify_frames(lms, game.calibration, game.cam))
-        tracks = build_tracks(frames, sample_times)
-        from vision.store import Interval as Row
-        db.replace_intervals("tracks", game.cam, [Row(game.cam, t.seat, t.state, t.t0, t.t1, t.confidence, t.value)
-                                                  for t in tracks]) if hasattr(db, "replace_intervals") else None
-    return tracks
+    return build_tracks(frames, sample_times)
 
 
 def fist_placements(tracks: Sequence[Track]) -> dict[int, list[Placement]]:

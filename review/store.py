@@ -24,6 +24,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, TypeVar
 
+from review.incidents import parse_enum
 from review.store_schema import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION
 
 T = TypeVar("T")
@@ -739,14 +740,7 @@ def _load_appeals(conn: sqlite3.Connection, appeal_id: int | None) -> list[Appea
     return out
 
 
-def _enum(enum_cls: type[Enum], value: Any, what: str) -> Any:
-    if isinstance(value, enum_cls):
-        return value
-    try:
-        return enum_cls(value)
-    except ValueError:
-        allowed = ", ".join(m.value for m in enum_cls)
-        raise ValueError(f"unknown {what} {value!r} (expected one of: {allowed})") from None
+_enum = parse_enum  # raises ValueError naming the allowed values
 
 
 def _name(name: Any) -> str:
