@@ -249,9 +249,11 @@ def render_video(scene: Scene, scripts: Scripts, duration: float, out_path: str 
     cmd = [_ffmpeg(), "-y", "-loglevel", "error", "-f", "rawvideo", "-pix_fmt", "rgb24",
            "-s", f"{w}x{h}", "-r", str(fps), "-i", "-"]
     if audio is not None:
-        # apad + shortest: the video's length rules, silence fills a short track
-        cmd += ["-i", str(audio), "-map", "0:v", "-map", "1:a", "-af", "apad", "-c:a", "aac", "-b:a", "96k",
-                "-shortest"]
+        # Pad with silence, then cut both streams at the video's length.  `-shortest`
+        # is not exact: when frames arrive slowly through the pipe (a loaded CI
+        # machine) FFmpeg muxes audio packets past the last frame, measured 0.35 s.
+        cmd += ["-i", str(audio), "-map", "0:v", "-map", "1:a", "-af", f"apad=whole_dur={n / fps:.3f}",
+                "-c:a", "aac", "-b:a", "96k", "-t", f"{n / fps:.3f}"]
     # A keyframe every second: the analysis seeks to scheduled seconds, and a long
     # GOP would make every seek decode up to 10 s of frames it then discards.
     cmd += ["-c:v", "libx264", "-preset", preset, "-crf", str(crf), "-g", str(fps), "-pix_fmt", "yuv420p",
