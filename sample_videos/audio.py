@@ -95,11 +95,20 @@ def _room_noise(n: int, rng: np.random.Generator, rate: int = RATE) -> np.ndarra
 
 
 def render_audio(duration: float, nights: list[tuple[float, float]], cues: list[Cue],
-                 seed: int = 0, rate: int = RATE) -> np.ndarray:
-    """Mono float32 samples in [-1, 1]."""
+                 seed: int = 0, rate: int = RATE, noise_block: float | None = None) -> np.ndarray:
+    """Mono float32 samples in [-1, 1].
+
+    `noise_block` (seconds) makes the room noise in independent blocks of that
+    length: a full-length game's single FFT over an hour of samples would take
+    gigabytes."""
     rng = np.random.default_rng(seed)
     n = int(round(duration * rate))
-    audio = _room_noise(n, rng, rate)
+    if noise_block:
+        step = max(1, int(noise_block * rate))
+        audio = np.concatenate([_room_noise(min(step, n - a), rng, rate) for a in range(0, n, step)]) \
+            if n else np.zeros(0)
+    else:
+        audio = _room_noise(n, rng, rate)
     for t0, t1 in nights:
         a, b = max(0, int(t0 * rate)), min(n, int(t1 * rate))
         if b > a:

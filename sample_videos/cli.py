@@ -31,7 +31,10 @@ def register(subparsers) -> None:
     p.add_argument("--noise", type=float, default=0.015, help="sensor noise sigma, fraction of full scale")
     p.add_argument("--crf", type=int, default=23, help="H.264 quality (lower = better, bigger)")
     p.add_argument("--resolution", default="1280x720", help="WIDTHxHEIGHT (1280x720)")
-    p.add_argument("--realistic-timing", action="store_true", help="keep real speech lengths (30-60 s)")
+    p.add_argument("--realistic-timing", action="store_true",
+                   help="a full-length benchmark game: six days and nights played to a result with real "
+                        "speech lengths (50-60 s, tie speeches 25-30 s), about 65 minutes; still stretches "
+                        "reuse rendered frames (micro-motion in 1 s steps)")
     p.add_argument("--no-video", action="store_true", help="write everything but the video (fast)")
     p.add_argument("--clip", type=float, help="render only the first SECONDS of the video (a preview)")
     p.add_argument("--workers", type=int, default=2, help="rendering processes (2)")
@@ -128,4 +131,6 @@ def run_synth(args) -> int:
     if "seconds_per_video_second" in figures:
         print(f"rendered {game.plan.duration:.1f} s of video in {figures['seconds']:.1f} s: "
               f"{figures['seconds_per_video_second']:.2f} s per video second")
+        if "rendered" in figures:
+            print(f"frames: {figures['frames']} ({figures['rendered']} rendered, {figures['reused']} reused)")
     return 0

@@ -268,3 +268,169 @@ def sample_game(seed: int, profile: str = "mafclub-2023", forbidden_raise: bool 
         "seats": [{"seat": s, "name": names[s - 1], "role": roles[s]} for s in seats],
         "events": ev,
     }
+
+
+# ------------------------------------------------------------ the full game
+
+def _checks_left(table: _Table, checked: dict) -> None:
+    """Late in a long game a checker may have checked every living seat: the
+    bookkeeping is reset so `_night` can repeat a check (allowed by the rules)."""
+    for role, own in (("don", "don"), ("sheriff", "sheriff")):
+        holder = next((s for s in table.alive if table.roles[s] == own), None)
+        if holder is None:
+            continue
+        options = [s for s in table.alive if s != holder and s not in checked[role]
+                   and not (role == "don" and table.roles[s] == "don")]
+        if not options:
+            checked[role].clear()
+
+
+def _vote_day(table: _Table, rng: random.Random, noms: list[int], counts: list[int],
+              leaves: int | None, revote: list[int] | None = None) -> list[dict]:
+    """A day: speeches with `noms`, a vote with `counts` (announced, in call
+    order); with `revote` the first two candidates tie, make tie speeches and
+    are voted again with `revote` counts. `leaves` makes the farewell."""
+    ev = _day_speeches(table, rng, noms)
+    elig = list(table.alive)
+    ballots, defaults = _ballots(elig, counts, noms, 1, rng)
+    ev.append({"type": "vote_announce", "candidates": list(noms)})
+    ev += _vote_calls(list(noms), ballots, defaults)
+    if revote is not None:
+        tied = noms[:2]
+        ev += [_speech(s, rng, "tie") for s in tied]
+        ballots, defaults = _ballots(elig, revote, tied, 1, rng)
+        ev.append({"type": "vote_announce", "candidates": list(tied)})
+        ev += _vote_calls(tied, ballots, defaults)
+    if leaves is not None:
+        ev.append(_speech(leaves, rng, "farewell"))
+        table.alive.remove(leaves)
+    return ev
+
+
+def full_game(seed: int, profile: str = "mafclub-2023", forbidden_raise: bool = False) -> dict:
+    """The untimed protocol of a whole game (`--realistic-timing`): six days
+    and six nights played to a red win: 50 full speeches (last words and
+    farewells included) and 10 tie speeches
+    (about 65 minutes with realistic timing).
+
+    * N0 deal night; D1: a 5:5 tie, tie speeches, 5:5 again and a failed
+      "all leave?": nobody leaves.
+    * N1: a kill with all ten at the table (the victim guesses), checks.
+    * D2: three candidates; the judge's ballots X=3, Y=n-7, Z=4 with a default
+      vote on Z, so a fist missed on X (the miscount) changes who leaves; Z,
+      a red civilian, leaves.
+    * N2: a miss. D3: three candidates, a 3:3:2 tie, tie speeches, a revote
+      that eliminates a mafioso. N3: a miss. D4: a 3:3:1 tie, a red civilian
+      leaves after the revote.
+    * N4: a kill. D5: a 2:2:1 tie, the second mafioso leaves. N5: a miss.
+    * D6: a 2:2 tie, the Don leaves after the revote: the red team wins (`result`).
+    """
+    rng = stream(seed, "full-game")
+    seats = list(range(1, 11))
+    blacks = sorted(rng.sample(seats, 3))
+    don = rng.choice(blacks)
+    mafs = [s for s in blacks if s != don]
+    rng.shuffle(mafs)
+    sheriff = rng.choice([s for s in seats if s not in blacks])
+    roles = {s: ("don" if s == don else "maf" if s in blacks else "sheriff" if s == sheriff else "civ")
+             for s in seats}
+    names = rng.sample(NAMES, 10)
+    table = _Table(roles)
+    checked: dict[str, list[int]] = {"don": [], "sheriff": []}
+
+    def civs(exclude=()) -> list[int]:
+        return [s for s in table.reds(exclude=(sheriff, *exclude))]
+
+    def others(*fixed: int, k: int) -> list[int]:
+        return rng.sample([s for s in table.alive if s not in fixed], k)
+
+    def night(kill: bool) -> tuple[list[dict], int | None]:
+        _checks_left(table, checked)
+        return _night(table, rng, kill=kill, checked=checked)
+
+    ev: list[dict] = [{"type": "nightfall"}, {"type": "mafia_wake"}, {"type": "don_wake"},
+                      {"type": "sheriff_wake"}, {"type": "morning"}]
+
+    # D1: tie, tie speeches, tie again, the "all leave?" vote fails.
+    a, b = rng.sample([s for s in seats if s not in (don, sheriff)], 2)
+    ev += _day_speeches(table, rng, [a, b])
+    elig = list(table.alive)
+    for _ in range(2):
+        ballots, defaults = _ballots(elig, [5, 5], [a, b], 1, rng)
+        ev.append({"type": "vote_announce", "candidates": [a, b]})
+        ev += _vote_calls([a, b], ballots, defaults)
+        if _ == 0:
+            ev += [_speech(s, rng, "tie") for s in (a, b)]
+    ev.append({"type": "raise_vote", "announced": 3, "voters": sorted(rng.sample(elig, 3))})
+
+    # N1: the first kill with ten at the table: the victim guesses.
+    nt, victim = night(kill=True)
+    ev += nt
+    if _profile_option(profile, "first_killed_right") not in (None, "none"):
+        ev.append({"type": "guess", "seat": victim,
+                   "targets": sorted(rng.sample([s for s in table.alive if s != victim], 3))})
+    ev.append({"type": "morning"})
+    ev.append(_speech(victim, rng, "last_word"))
+    table.alive.remove(victim)
+
+    # D2 (9 alive): the miscount-shaped vote; Z (a red civilian) leaves.
+    z = rng.choice(civs())
+    x, y = rng.sample([s for s in table.alive if s not in (don, sheriff, z)], 2)
+    ev += _day_speeches(table, rng, [x, y, z])
+    elig = list(table.alive)
+    ballots, defaults = _ballots(elig, [3, len(elig) - 7, 4], [x, y, z], 1, rng, avoid_default=(x, y))
+    ev.append({"type": "vote_announce", "candidates": [x, y, z]})
+    ev += _vote_calls([x, y, z], ballots, defaults)
+    ev.append(_speech(z, rng, "farewell"))
+    table.alive.remove(z)
+
+    # N2: a miss.
+    nt, _ = night(kill=False)
+    ev += nt + [{"type": "morning"}]
+
+    # D3 (8 alive): 3:3:2, tie speeches, 5:3 revote: the first mafioso leaves.
+    m1 = mafs[0]
+    c3 = others(m1, don, sheriff, k=2)
+    noms = [m1, c3[0], c3[1]]
+    ev += _vote_day(table, rng, noms, [3, 3, 2], m1, revote=[5, 3])
+
+    # N3: a miss.
+    nt, _ = night(kill=False)
+    ev += nt + [{"type": "morning"}]
+
+    # D4 (7 alive): 3:3:1, tie speeches, a red civilian leaves 4:3.
+    r4 = rng.choice(civs())
+    o4, t4 = others(r4, don, sheriff, k=2)
+    ev += _vote_day(table, rng, [o4, r4, t4], [3, 3, 1], r4, revote=[3, 4])
+
+    # N4: a kill.
+    nt, victim = night(kill=True)
+    ev += nt + [{"type": "morning"}, _speech(victim, rng, "last_word")]
+    table.alive.remove(victim)
+
+    # D5 (5 alive): 2:2:1, tie speeches, the second mafioso leaves 3:2.
+    m2 = mafs[1]
+    o5, t5 = others(m2, k=2)
+    ev += _vote_day(table, rng, [m2, o5, t5], [2, 2, 1], m2, revote=[3, 2])
+
+    # N5: a miss (the Don alone does not shoot).
+    nt, _ = night(kill=False)
+    ev += nt + [{"type": "morning"}]
+
+    # D6 (4 alive): 2:2, tie speeches, the Don leaves 1:3; the red team wins.
+    o6 = others(don, k=1)[0]
+    ev += _vote_day(table, rng, [o6, don], [2, 2], don, revote=[1, 3])
+    ev.append({"type": "result", "winner": "civ"})
+
+    game = {"tournament": "mafvar synthetic", "table": 1, "number": seed,
+            "judge": "Synth", "profile": profile}
+    if forbidden_raise:
+        game["overrides"] = dict(FORBID_DAY1_RAISE)
+    return {
+        "format": "mafvar-protocol",
+        "version": 1,
+        "game": game,
+        "cameras": [{"id": "cam1", "file": "video.mp4", "offset": 0.0}],
+        "seats": [{"seat": s, "name": names[s - 1], "role": roles[s]} for s in seats],
+        "events": ev,
+    }

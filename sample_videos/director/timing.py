@@ -1,7 +1,8 @@
 """Realistic timing for a native protocol: the clock a judge's record would carry.
 
 Speeches are shortened to a few seconds by default so a sample stays short
-(`realistic=True` keeps 30-60 s speeches); N0 wakes are shortened with them.
+(`realistic=True` keeps real 50-60 s speeches, see `REALISTIC`); N0 wakes are
+shortened with them.
 Everything a rule check measures runs in real time: masking after "Night",
 shooting calls (~1.5 s a seat), checks, vote calls (call ~1.0 s, window to
 "thank you" ~1.5 s, count ~1 s). Times are seconds from the video start.
@@ -45,8 +46,14 @@ class Pace:
     leave: float = 2.8                                  # farewell end -> next call (seat empties)
 
 
-REALISTIC = Pace(speech=(30.0, 60.0), tie_speech=(20.0, 30.0), last_word=(30.0, 60.0),
-                 n0_wake=(55.0, 60.0), n0_short_wake=(12.0, 15.0), guess=(10.0, 15.0))
+# A real game's clock (Maf Club: 60 s speeches and last words, 30 s tie
+# speeches, 60/15 s N0 wakes, 15 s checks, 20 s for the guess), with the
+# judge's words between speeches ("thank you; player N, your word") and the
+# morning announcement. The full game (`game.full_game`) lasts about 65 min.
+REALISTIC = Pace(speech=(50.0, 60.0), tie_speech=(25.0, 30.0), last_word=(50.0, 60.0),
+                 gap=(4.0, 7.0), n0_wake=(55.0, 60.0), n0_short_wake=(12.0, 15.0),
+                 check=(8.0, 12.0), guess=(15.0, 20.0), morning=(10.0, 15.0),
+                 announce_per_candidate=(1.5, 2.0))
 
 
 def _r(t: float) -> float:
