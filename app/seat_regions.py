@@ -85,9 +85,9 @@ def set_box(path: Path, camera: str, seat: int, box: Box, *, region: str = "body
     if old is None:
         cam.seats[seat] = SeatRegion(new, new)
     elif region == "body":
-        cam.seats[seat] = SeatRegion(new, old.table_zone)
+        cam.seats[seat] = SeatRegion(new, old.table_zone, old.head)
     else:
-        cam.seats[seat] = SeatRegion(old.body, new)
+        cam.seats[seat] = SeatRegion(old.body, new, old.head)
     if confirmed_by:
         cal.confirmed_by = confirmed_by
     return save_calibration(cal, path)

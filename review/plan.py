@@ -12,13 +12,29 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from engine.timeline import Interval, Kind
-from vision.schedule import Schedule, ScheduleRange
+from vision.schedule import ZONE_PASS, Schedule, ScheduleRange
+
+
+# Which MediaPipe passes each kind of interval needs. Masks, vote fists, the
+# night pose, standing and empty seats come from the learned seat windows
+# (vision.appearance), computed on every analysed frame without a model run.
+# Votes: the hands on the table zone, for the fist's form; raise votes add
+# raised hands. Nights: hands at the mask, shots and finger counts, and the
+# pose for a head or arms out of the night pose. Days: touching (hands and the
+# arm that reaches). The coarse pass that finds nights and votes in a
+# recording without times needs nothing but the windows.
+VOTE_PASSES = (ZONE_PASS,)
+RAISE_PASSES = ("hands", ZONE_PASS)
+NIGHT_PASSES = ("pose", "hands")
+DAY_PASSES = ("pose", "hands")
+COARSE_PASSES: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
 class Density:
     """Sampling rates (frames per second) per kind of interval."""
-    vote: float = 10.0
+    # a vote fist stays >= 1 s; 5 fps times its landing to 0.2 s
+    vote: float = 5.0
     masking: float = 5.0
     morning: float = 3.0
     shooting: float = 6.0
@@ -43,10 +59,10 @@ def plan_schedule(intervals: Sequence[Interval], duration: float, density: Densi
     `only`: interval keys to restrict to (an appeal about one phase)."""
     ranges: list[ScheduleRange] = []
 
-    def add(t0, t1, fps, label):
+    def add(t0, t1, fps, label, passes=NIGHT_PASSES):
         t0, t1 = max(0.0, t0), min(duration, t1)
         if t1 - t0 > 1e-3:
-            ranges.append(ScheduleRange(round(t0, 3), round(t1, 3), fps, None, label))
+            ranges.append(ScheduleRange(round(t0, 3), round(t1, 3), fps, None, label, passes))
 
     for iv in intervals:
         if only and iv.key not in only and not any(iv.key.startswith(k + ".") for k in only):
@@ -56,7 +72,8 @@ def plan_schedule(intervals: Sequence[Interval], duration: float, density: Densi
         k = iv.kind
         if k in (Kind.VOTE_CALL, Kind.RAISE_VOTE):
             end = iv.details.get("window_close") or iv.t1
-            add(iv.t0 - density.vote_pad[0], end + density.vote_pad[1], density.vote, iv.key)
+            add(iv.t0 - density.vote_pad[0], end + density.vote_pad[1], density.vote, iv.key,
+                RAISE_PASSES if k is Kind.RAISE_VOTE else VOTE_PASSES)
         elif k is Kind.MASKING:
             add(iv.t0 - density.masking_pad[0], iv.t1 + density.masking_pad[1], density.masking, iv.key)
         elif k is Kind.SHOOTING:
@@ -68,12 +85,12 @@ def plan_schedule(intervals: Sequence[Interval], duration: float, density: Densi
             add(iv.t0, iv.t1, density.night, iv.key)
             add(iv.t1 - 0.5, iv.t1 + 4.0, density.morning, iv.key + ".morning")
         elif k is Kind.DAY:
-            add(iv.t0, iv.t1, density.day, iv.key)
+            add(iv.t0, iv.t1, density.day, iv.key, DAY_PASSES)
     return Schedule(tuple(ranges)).merged()
 
 
 def coarse_schedule(duration: float, fps: float = COARSE_FPS) -> Schedule:
-    return Schedule((ScheduleRange(0.0, duration, fps, None, "coarse"),))
+    return Schedule((ScheduleRange(0.0, duration, fps, None, "coarse", COARSE_PASSES),))
 
 
 def schedule_seconds(schedule: Schedule) -> tuple[float, int]:

@@ -16,7 +16,7 @@ from pathlib import Path
 from .audio import cues_from_protocol, render_audio, write_wav
 from .director.calls import add_shooting_calls
 from .director.cast import cast_players
-from .director.game import sample_game
+from .director.game import full_game, sample_game
 from .director.inject import InjectError, default_selection, inject, random_selection
 from .director.model import Plan
 from .director.plan import plan_performance
@@ -25,6 +25,10 @@ from .director.timing import judge_record, time_protocol
 from .truth import build_truth, dumps
 
 OUTPUT_FILES = ("protocol.json", "truth.json", "calibration.json", "video.mp4")
+# With --realistic-timing the idle sway and speaking nod advance in steps of
+# this many seconds, so still stretches repeat one rendered frame
+# (render.renderer.frame_sources; docs/synth.md "Full-length games").
+REUSE_HOLD = 1.0
 MAX_TRIES = 40
 LIGHTING = ("default", "warm", "cool", "dim", "bright")
 
@@ -158,6 +162,8 @@ def _attempt(opts: SynthOptions, game_seed: int, names: list[str]) -> Game:
         if "protocol_audit" in names:
             raise SynthError("protocol_audit can only be injected into the generated game")
         base = add_shooting_calls(opts.protocol)
+    elif opts.realistic_timing:
+        base = full_game(game_seed, opts.profile, forbidden_raise="protocol_audit" in names)
     else:
         base = sample_game(game_seed, opts.profile, forbidden_raise="protocol_audit" in names)
     timed = time_protocol(base, game_seed, realistic=opts.realistic_timing)
@@ -234,7 +240,8 @@ def calibration(scene, opts: SynthOptions) -> dict:
     return {
         "format": "mafvar-calibration", "version": 1,
         "cameras": {"cam1": {"width": opts.width, "height": opts.height, "seats": {
-            str(s): {"body": list(map(int, r["body"])), "table_zone": list(map(int, r["table_zone"]))}
+            str(s): {"body": list(map(int, r["body"])), "table_zone": list(map(int, r["table_zone"])),
+                     "head": r["head"]}
             for s, r in sorted(regions.items())}}},
         "confirmed_by": "synth",
     }
@@ -275,13 +282,15 @@ def write_game(game: Game, out: Path, video: bool = True, progress=None, workers
     from .render.renderer import render_video
     scripts = build_scripts(game.plan)
     nights = [(n.t_nightfall, n.t_morning if n.t_morning is not None else game.duration) for n in game.plan.nights]
-    samples = render_audio(game.duration, nights, cues_from_protocol(game.timed), seed=opts.seed)
+    samples = render_audio(game.duration, nights, cues_from_protocol(game.timed), seed=opts.seed,
+                           noise_block=60.0 if opts.realistic_timing else None)
     with tempfile.TemporaryDirectory() as tmp:
         wav = Path(tmp) / "audio.wav"
         write_wav(samples, wav)
         t0 = time.perf_counter()
         stats = render_video(scene, scripts, game.duration, out / "video.mp4", fps=opts.fps, audio=wav,
-                             crf=opts.crf, workers=workers, progress=progress)
+                             crf=opts.crf, workers=workers, progress=progress,
+                             hold=REUSE_HOLD if opts.realistic_timing else None)
         figures["render_seconds"] = time.perf_counter() - t0
     figures.update(stats)
     return figures

@@ -43,7 +43,8 @@ TRUTH_OF = {
     "shot": {("body", "shot")},
     "fingers_shown": {("body", "show_fingers")},
     "touch": {("body", "touch_neighbour")},
-    "standing": {("body", "standing"), ("body", "absent")},
+    "standing": {("body", "standing")},
+    "seat_empty": {("body", "absent")},
     "hand_at_mask": {("body", "hand_to_mask")},
 }
 
@@ -252,7 +253,7 @@ def evaluate(game: Path, store_path: Path) -> dict:
         if m:
             hit += 1
             used.update(id(k) for k in m)
-            forms[(v["form"], m[0].value)] += 1
+            forms[(v["form"], m[0].value or "unknown")] += 1
     vote_spans = defaultdict(list)
     for v in truth["votes"]:
         vote_spans[v["seat"]].append((v["t_place"] - 0.5, v["t_lift"] + 0.5))

@@ -5,8 +5,15 @@
     {"format": "mafvar-calibration", "version": 1,
      "cameras": {"cam1": {"width": 1280, "height": 720,
                           "seats": {"1": {"body": [x0, y0, x1, y1],
-                                          "table_zone": [x0, y0, x1, y1]}, ...}}},
+                                          "table_zone": [x0, y0, x1, y1],
+                                          "head": [x, y, size]}, ...}}},
      "confirmed_by": null}
+
+`head` (optional) is where the seated player's head is at rest and its width,
+in frame pixels: the anchor for reading the mask and for telling whose pose a
+detection is when seat crops overlap. Without it the head is guessed from the
+body box (`vision.pixel_features.expected_head`), which is only rough when
+the camera sees a seat from the side.
 
 Boxes are frame pixels of the displayed (rotated) frame. A proposal comes
 from people detected on a day frame; a human confirms it (`confirmed_by`).
@@ -36,10 +43,14 @@ class CalibrationError(Exception):
     """A calibration file that is missing, malformed or incomplete."""
 
 
+Head = tuple[float, float, float]      # x, y, width (frame px)
+
+
 @dataclass(frozen=True)
 class SeatRegion:
     body: Box
     table_zone: Box
+    head: Head | None = None
 
 
 @dataclass
@@ -65,9 +76,7 @@ class Calibration:
             "format": FORMAT, "version": VERSION,
             "cameras": {
                 cid: {"width": c.width, "height": c.height,
-                      "seats": {str(s): {"body": [round(v, 1) for v in r.body],
-                                         "table_zone": [round(v, 1) for v in r.table_zone]}
-                                for s, r in sorted(c.seats.items())}}
+                      "seats": {str(s): _region_json(r) for s, r in sorted(c.seats.items())}}
                 for cid, c in self.cameras.items()},
             "confirmed_by": self.confirmed_by,
         }
@@ -90,13 +99,30 @@ class Calibration:
                     seat = int(key)
                     if seat not in SEATS:
                         raise CalibrationError(f"{source}: camera {cid}: seat {key} is not 1..10")
-                    seats[seat] = SeatRegion(_box(r["body"]), _box(r["table_zone"]))
+                    seats[seat] = SeatRegion(_box(r["body"]), _box(r["table_zone"]),
+                                             _head(r["head"]) if r.get("head") is not None else None)
                 out.cameras[cid] = CameraCalibration(int(c["width"]), int(c["height"]), seats)
             except CalibrationError:
                 raise
             except (KeyError, TypeError, ValueError) as exc:
                 raise CalibrationError(f"{source}: camera {cid}: malformed ({exc})") from None
         return out
+
+
+def _region_json(r: SeatRegion) -> dict:
+    out: dict = {"body": [round(v, 1) for v in r.body], "table_zone": [round(v, 1) for v in r.table_zone]}
+    if r.head is not None:
+        out["head"] = [round(v, 1) for v in r.head]
+    return out
+
+
+def _head(v) -> Head:
+    if not isinstance(v, (list, tuple)) or len(v) != 3:
+        raise ValueError(f"a head is [x, y, width], got {v!r}")
+    x, y, size = (float(a) for a in v)
+    if size <= 0:
+        raise ValueError(f"head {v!r} has no width")
+    return (x, y, size)
 
 
 def _box(v) -> Box:
@@ -389,7 +415,7 @@ def _regions_for(p: Person, centre: tuple[float, float], size: tuple[int, int]) 
     zx = (body[0] + body[2]) / 2 + ux * 0.5 * bw
     zy = body[3] - 0.25 * bh + uy * 0.35 * bh
     zone = _clip((zx - 0.5 * bw, zy - 0.25 * bh, zx + 0.5 * bw, zy + 0.25 * bh), w, h)
-    return SeatRegion(body, zone)
+    return SeatRegion(body, zone, (round(mx, 1), round((fy0 + fy1) / 2, 1), round(fw, 1)))
 
 
 def _clip(b: Box, w: int, h: int) -> Box:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from vision.appearance import appearance_features
 from vision.calibration import SeatRegion
 from vision.crops import Crop
 
@@ -89,7 +90,9 @@ def expected_head(region: SeatRegion) -> tuple[np.ndarray, float]:
     its size (frame px): a bit over a third of the way down the box (which
     also covers a standing head above and the table in front), shifted away
     from the table zone when the zone is off to one side (a player seen from
-    the side sits back from the table)."""
+    the side sits back from the table). A calibrated `head` is used as is."""
+    if region.head is not None:
+        return np.array(region.head[:2], float), float(region.head[2])
     b, z = region.body, region.table_zone
     cx = (b[0] + b[2]) / 2
     shift = -0.5 * ((z[0] + z[2]) / 2 - cx)
@@ -123,6 +126,7 @@ def crop_features(crop: Crop, pose: np.ndarray | None, faces=(),
         out.update(eye_band_features(luma, crop, k[0], k[1], k[3], head, "face_"))
     if region is not None:
         out.update(zone_skin_features(crop, region.table_zone))
+        out.update(appearance_features(crop, region))
     return out
 
 

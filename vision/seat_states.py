@@ -277,6 +277,17 @@ def mask_state(features: dict[str, float], th: Thresholds = DEFAULT
     return None
 
 
+def appearance_of(features: dict[str, float]) -> dict[str, dict[str, float]]:
+    """The learned window probabilities stored with the landmarks
+    (`app_<window>_<class>`, vision.appearance), by window."""
+    out: dict[str, dict[str, float]] = {}
+    for k, v in features.items():
+        if k.startswith("app_"):
+            kind, _, cls = k[4:].partition("_")
+            out.setdefault(kind, {})[cls] = v
+    return out
+
+
 def _nose_lift(body: _Body) -> float:
     """Nose height above the shoulder line, in shoulder widths."""
     return float((body.shoulder_mid[1] - body.pose[NOSE, 1]) / body.shoulder_w)
@@ -296,12 +307,17 @@ def classify_frame(lm: SeatLandmarks, seats: dict[int, SeatRegion],
     if lm.pose is not None and pose_owner(lm.pose, seats) == seat:
         body = _Body.of(lm.pose)
 
-    # mask, read directly: the band at the pose's eyes, if the pose is ours
+    app = appearance_of(lm.features)
+    # mask: the learned head window when the store has it (it sees masked,
+    # bowed heads the pose misses); else the band at the own pose's eyes
     # (frames without are answered from the whole sequence: _indirect_mask)
-    feats = lm.features if body is not None else {}
-    mask = mask_state(feats, th)
-    if mask is not None:
-        add(*mask)
+    if "head" in app:
+        add(*max(app["head"].items(), key=lambda x: x[1]))
+    else:
+        feats = lm.features if body is not None else {}
+        mask = mask_state(feats, th)
+        if mask is not None:
+            add(*mask)
 
     if body is not None:
         pose = body.pose
@@ -313,9 +329,10 @@ def classify_frame(lm: SeatLandmarks, seats: dict[int, SeatRegion],
             limit = (baseline_lift - th.head_drop if baseline_lift is not None
                      else th.head_down_below)
             down = lift < limit
-            add("head_down" if down else "head_up", 0.6 + min(0.35, abs(lift - limit)))
+            if not (down and "body" in app):
+                add("head_down" if down else "head_up", 0.6 + min(0.35, abs(lift - limit)))
         # standing: shoulders well above where this seat's shoulders usually are
-        if baseline_shoulder_y is not None:
+        if baseline_shoulder_y is not None and "body" not in app:
             rise = (baseline_shoulder_y - body.shoulder_mid[1]) / body.shoulder_w
             if rise > th.stand_rise:
                 add("standing", min(1.0, 0.6 + (rise - th.stand_rise)))
@@ -379,11 +396,31 @@ def classify_frame(lm: SeatLandmarks, seats: dict[int, SeatRegion],
         x0, x1 = xs.min() - 0.3 * body.shoulder_w, xs.max() + 0.3 * body.shoulder_w
         on_chest = [x0 <= w[0] <= x1 and chest_top <= w[1] <= chest_bottom for w in wrists]
         if all(on_chest) and not raised and not on_table:
-            add("arms_crossed", 0.65)
+            if "body" not in app:
+                add("arms_crossed", 0.65)
         elif raised or on_table or not any(on_chest):
             add("arms_open", 0.7)
-    elif lm.pose is None and not lm.faces and not lm.hands:
+    elif lm.pose is None and not lm.faces and not lm.hands and "body" not in app:
         add("seat_empty", 0.55)
+    if "body" in app:
+        b = app["body"]
+        if b.get("night", 0.0) >= 0.5:
+            add("head_down", b["night"])
+            add("arms_crossed", b["night"])
+        if b.get("standing", 0.0) >= 0.5:
+            add("standing", b["standing"])
+        if b.get("empty", 0.0) >= 0.5:
+            add("seat_empty", b["empty"])
+    if "zone" in app:
+        # the learned zone says whether a vote stands there; the hands, when
+        # they saw it, say its form
+        p = app["zone"].get("vote", 0.0)
+        forms = [f.value for f in out if f.state == "fist_on_table"]
+        out = [f for f in out if f.state != "fist_on_table"]
+        if p >= 0.3:
+            add("fist_on_table", p, forms[0] if forms else None)
+    if "head" in app:
+        return out, raised
     if not lm.mesh and any(f.state == "head_down" for f in out):
         # A bowed head shows the camera its crown: the pose's "eyes" land on the
         # hair and read as a bare band. Without the face mesh (which never fires
@@ -533,6 +570,8 @@ def _zone_fists(frames: list[FrameState], landmarks: list[SeatLandmarks], th: Th
     a neighbour's elbow); a fist landing adds skin above it. Where the hand
     model did see a fist the frame already has one, and its form stays."""
     have = {f.t for f in frames if f.state == "fist_on_table"}
+    # frames the learned zone model judged need no second opinion
+    landmarks = [lm for lm in landmarks if "app_zone_vote" not in lm.features]
     values = [(lm.t, lm.features.get("zone_skin")) for lm in landmarks]
     values = [(t, v) for t, v in values if v is not None]
     if len(values) < 10:

@@ -55,6 +55,9 @@ CREATE TABLE IF NOT EXISTS timings (
 
 # Times are stored rounded to the microsecond so that a frame time computed
 # twice (t0 + k / fps) is the same key.
+FEATURES_ROW = "features"     # the row of a frame analysed without models
+
+
 def _t(t: float) -> float:
     return round(float(t), 6)
 
@@ -117,7 +120,9 @@ class ObservationStore:
                 Model.HANDS.value: ({"hands": d["hands"], **common},
                                     max((h.score for h in s.hands), default=None)),
             }
-            for model in s.cpu or per_model:
+            # a frame no model ran on (a coarse pass) keeps its window features
+            per_model[FEATURES_ROW] = (common, None)
+            for model in s.cpu or (FEATURES_ROW,):
                 data, score = per_model[model]
                 rows.append((cam, s.seat, _t(s.t), model, json.dumps(data), score))
         self.db.executemany("INSERT OR REPLACE INTO landmarks VALUES (?, ?, ?, ?, ?, ?)", rows)

@@ -212,8 +212,26 @@ def seat_regions(scene: Scene) -> dict[int, dict]:
         zc = np.array([[x, y, 0.0] for x in (-0.17, 0.17) for y in (ZONE_DEPTH - 0.16, ZONE_DEPTH + 0.06)])
         zone = _bbox(scene.camera.project(f.to_world(np.r_[zc, zc + [0, 0, 0.14]])), scene)
         centre = scene.camera.project(seat.zone_world + [0, 0, 0.0])
-        out[s] = {"body": body, "table_zone": zone, "zone_center": [float(centre[0]), float(centre[1])]}
+        out[s] = {"body": body, "table_zone": zone, "zone_center": [float(centre[0]), float(centre[1])],
+                  "head": _rest_head(scene, s)}
     return out
+
+
+def _rest_head(scene: Scene, s: int) -> list[float]:
+    """[x, y, size] (frame px) of the seat's head in the resting pose: its
+    centre and its projected width."""
+    seat = scene.seats[s]
+    pose = pose_at(seat.context, _empty_script(s), 0.0)
+    truth = build_player(seat.appearance, seat.frame, pose, MeshBuilder(), 0)
+    c = np.asarray(truth.head_center, float)
+    r = float(truth.head_radii[0])
+    cam = np.asarray(scene.camera.position, float)
+    view = c - cam
+    side = np.cross(view, [0.0, 0.0, 1.0])
+    side /= max(np.linalg.norm(side), 1e-9)
+    a, b = scene.camera.project(c - r * side), scene.camera.project(c + r * side)
+    p = scene.camera.project(c)
+    return [round(float(p[0]), 1), round(float(p[1]), 1), round(float(np.linalg.norm(a - b)), 1)]
 
 
 # --- video -----------------------------------------------------------------
@@ -235,14 +253,110 @@ def _ffmpeg() -> str:
     return imageio_ffmpeg.get_ffmpeg_exe()
 
 
+# --- frame reuse ---------------------------------------------------------------
+#
+# Over a long game with real speech lengths most of the time nothing but the
+# idle sway and the speaker's nodding moves. With `hold` (seconds) the video
+# shows that micro-motion in steps of `hold`: outside every move (an act's
+# transition, a fist going down or up, a curl, a leave; see `motion_windows`)
+# a frame repeats the frame at the last step boundary (or the first still
+# frame after a move), rendered once and fed to FFmpeg again (same bytes,
+# sensor noise included: x264 codes the repeats as skips). Moves themselves
+# are rendered at the full frame rate, so every timed act is exact.
+
+def event_window(e) -> tuple[float, float]:
+    """[t0, t1] (s) in which one acting event changes its seat's pose (other
+    than the idle sway and the speaking nod): everything `pose_at` eases or times."""
+    from sample_videos.acting.engine import MASK_DELAY, MASK_HAND_LEAD
+    from sample_videos.acting.script import Action, Channel
+    t0, t1 = e.t, e.t + e.transition
+    if e.action.channel is Channel.MASK:
+        # the hand goes up to the mask before it moves and comes down after
+        t0 = e.t + MASK_DELAY - MASK_HAND_LEAD - 0.35
+        t1 = e.t + MASK_DELAY + e.transition + 0.4
+    elif e.action is Action.VOTE:
+        t1 = max(t1, e.t + 0.55)   # the descent onto the table (actions.vote_arm)
+        hold = e.param("hold")
+        if hold is not None:
+            t1 = max(t1, e.t + float(hold) + float(e.param("lift")))
+    elif e.action is Action.SHOT:
+        t1 = max(t1, e.t + float(e.param("curl_at")) + float(e.param("curl_time")))
+    elif e.action is Action.LEAVE:
+        t1 = max(t1, e.t + float(e.param("after")))
+    return t0, t1
+
+
+def motion_windows(scripts: Scripts) -> list[tuple[float, float]]:
+    """Every seat's `event_window`s, sorted."""
+    return sorted(event_window(e) for script in scripts.values() for e in script.events)
+
+
+def frame_sources(scripts: Scripts, n: int, fps: int, hold: float | None) -> list[int]:
+    """For each of `n` frames, the index of the frame it shows: itself inside
+    a move (or without `hold`), else the latest frame on a `hold` step
+    boundary, not before the first still frame since the last move. Frames
+    between a source and its repeats differ only in micro-motion."""
+    if not hold:
+        return list(range(n))
+    step = max(1, int(round(hold * fps)))
+    moving = np.zeros(n, bool)
+    for t0, t1 in motion_windows(scripts):
+        # one frame of margin on each side
+        i0, i1 = max(0, int(np.floor(t0 * fps)) - 1), min(n - 1, int(np.ceil(t1 * fps)) + 1)
+        if i0 <= i1:
+            moving[i0:i1 + 1] = True
+    src = list(range(n))
+    run = None
+    for i in range(n):
+        if moving[i]:
+            run = None
+            continue
+        if run is None:
+            run = i
+        src[i] = max(i - i % step, run)
+    return src
+
+
+def iter_frames(scene: Scene, scripts: Scripts, n: int, fps: int = 25, hold: float | None = None,
+                workers: int = 2, chunk: int = 10):
+    """Yield (index, source index, RGB bytes) for frames 0..n-1 in order.
+
+    Only the source frames are rendered (each exactly `render_frame(scene,
+    scripts, source / fps)`); a repeat yields the same bytes object again."""
+    src = frame_sources(scripts, n, fps, hold)
+    unique = sorted(set(src))
+    jobs = [(scene, scripts, [(i, i / fps) for i in unique[k:k + chunk]]) for k in range(0, len(unique), chunk)]
+    pool = None
+    if workers <= 1:
+        results = map(_render_chunk, jobs)
+    else:
+        pool = mp.get_context("spawn").Pool(workers)
+        results = pool.imap(_render_chunk, jobs)
+    try:
+        i = 0
+        for job, frames in zip(jobs, results):
+            for (u, _), fr in zip(job[2], frames):
+                while i < n and src[i] == u:
+                    yield i, u, fr
+                    i += 1
+        if pool is not None:
+            pool.close()
+            pool.join()
+    finally:
+        if pool is not None:
+            pool.terminate()
+
+
 def render_video(scene: Scene, scripts: Scripts, duration: float, out_path: str | Path, fps: int = 25,
                  audio: str | Path | None = None, crf: int = 23, workers: int = 2, chunk: int = 10,
-                 preset: str = "veryfast", progress=None) -> dict:
+                 preset: str = "veryfast", progress=None, hold: float | None = None) -> dict:
     """Render [0, duration) to an MP4; returns timing figures.
 
     Frames are rendered by `workers` processes (each with its own EGL context)
     in chunks of `chunk` frames and written in order.  `audio` is any file
     FFmpeg reads (a WAV); it is encoded as AAC and cut to the video's length.
+    With `hold` (seconds) still stretches repeat frames (`frame_sources`):
+    the figures then count the `rendered` and `reused` frames.
     """
     w, h = scene.camera.width, scene.camera.height
     n = int(round(duration * fps))
@@ -260,28 +374,19 @@ def render_video(scene: Scene, scripts: Scripts, duration: float, out_path: str 
             "-movflags", "+faststart", str(out_path)]
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdin=subprocess.PIPE)
-    jobs = [(scene, scripts, [(i, i / fps) for i in range(k, min(k + chunk, n))]) for k in range(0, n, chunk)]
-    written = 0
+    written = rendered = 0
     try:
-        if workers <= 1:
-            results = map(_render_chunk, jobs)
-            pool = None
-        else:
-            pool = mp.get_context("spawn").Pool(workers)
-            results = pool.imap(_render_chunk, jobs)
-        for frames in results:
-            for fr in frames:
-                proc.stdin.write(fr)
-                written += 1
-            if progress:
+        for i, u, fr in iter_frames(scene, scripts, n, fps, hold, workers, chunk):
+            proc.stdin.write(fr)
+            written += 1
+            rendered += i == u
+            if progress and (written % chunk == 0 or written == n):
                 progress(written, n)
-        if pool is not None:
-            pool.close()
-            pool.join()
     finally:
         proc.stdin.close()
         rc = proc.wait()
     if rc != 0:
         raise RuntimeError(f"ffmpeg failed with exit code {rc}")
     elapsed = time.perf_counter() - t0
-    return {"frames": written, "seconds": elapsed, "seconds_per_video_second": elapsed / max(duration, 1e-9)}
+    return {"frames": written, "rendered": rendered, "reused": written - rendered, "seconds": elapsed,
+            "seconds_per_video_second": elapsed / max(duration, 1e-9)}

@@ -186,15 +186,19 @@ def test_extract_on_truncated_video_keeps_what_was_read(media, tmp_path):
 
 
 def test_each_range_runs_only_its_models(media, tmp_path):
-    sched = Schedule.of(ScheduleRange(0, 1, 2, (1,), "vote", ("hands",)),
-                        ScheduleRange(2, 3, 2, (1,), "night", ("mesh", "face")))
+    sched = Schedule.of(ScheduleRange(0, 1, 2, (1,), "vote", ("hands", "hands_zone")),
+                        ScheduleRange(2, 3, 2, (1,), "night", ("mesh", "face")),
+                        ScheduleRange(4, 5, 2, (1,), "coarse", ()))
     store = tmp_path / "o.sqlite"
     rep = extract(media["h264"], small_calibration(), sched, store=store, workers=1,
                   models=[Model.HANDS, Model.FACE, Model.MESH])
-    # hands run twice per seat-frame: on the seat crop and on the table-zone crop
+    # hands run twice per seat-frame where asked: on the seat crop and on the
+    # table-zone crop; a range asking for no model still stores its frames
+    # (with the learned window features)
     assert rep.errors == [] and rep.calls == {"hands": 2, "hands_zone": 2, "face": 2, "mesh": 2}
     with ObservationStore(store) as db:
         got = sorted({(t, m) for _, _, t, m, _, _ in db.landmark_rows(seat=1)})
         assert got == [(0.0, "hands"), (0.5, "hands"), (2.0, "face"), (2.0, "mesh"),
-                       (2.5, "face"), (2.5, "mesh")]
-        assert [c[4] for c in db.done_chunks()] == ["hands", "face,mesh"]
+                       (2.5, "face"), (2.5, "mesh"), (4.0, "features"), (4.5, "features")]
+        assert [c[4] for c in db.done_chunks()] == ["hands,hands_zone", "face,mesh", "none"]
+        assert db.frame_times() == [0.0, 0.5, 2.0, 2.5, 4.0, 4.5]

@@ -1,0 +1,189 @@
+"""Train the seat-window appearance models (vision/appearance.py) on rendered games.
+
+    .venv/bin/python scripts/train_appearance.py [--seeds 101-112] [--step 0.7]
+        [--workers 2] [--data /tmp/appearance.npz] [--out vision/models/appearance.json]
+
+Renders frames of synth games made from the given seeds (never seed 7, the
+committed sample, which stays the held-out test), with varied cameras and
+lighting, compresses them as a camera would (JPEG), cuts each seat's crop as
+the extraction does, and labels every window from the game's truth:
+
+* head: mask_on / mask_off / mask_lifted (the mask layer);
+* zone: vote / none (this seat's vote fist standing in its zone);
+* body: rest / night / raised / standing / empty (the body layer).
+
+Frames within 0.3 s of a truth boundary are skipped (the actor is between
+poses). Prints accuracy per window on held-out seeds (the last quarter of
+the seeds), then trains on all seeds and writes the models. The rendered
+descriptors are cached in --data, so re-training is seconds.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from vision.appearance import WINDOWS, describe, fit, patch, save_models, window_box  # noqa: E402
+
+EDGE = 0.3
+BODY_CLASS = {"rest": "rest", "speak": "rest", "night_pose": "night", "hand_raised": "raised",
+              "shot": "raised", "show_fingers": "raised", "standing": "standing", "absent": "empty",
+              "vote_fist": "rest"}
+CAMERAS = [dict(camera_height=2.9, fov=40.0), dict(camera_height=2.6, fov=42.0),
+           dict(camera_height=3.2, fov=38.0), dict(camera_height=2.8, fov=44.0)]
+LIGHTS = ("default", "warm", "cool", "dim", "bright")
+
+
+def _seeds(text: str) -> list[int]:
+    out: list[int] = []
+    for part in text.split(","):
+        a, _, b = part.partition("-")
+        out.extend(range(int(a), int(b or a) + 1))
+    if 7 in out:
+        raise SystemExit("seed 7 is the committed sample: it stays out of training")
+    return out
+
+
+def _options(seed: int):
+    from sample_videos.synth import SynthOptions
+    return SynthOptions(seed=seed, inject_random=True, lighting=LIGHTS[seed % len(LIGHTS)],
+                        **CAMERAS[seed % len(CAMERAS)])
+
+
+def _state_at(segs: list[dict], t: float) -> str | None:
+    for s in segs:
+        if s["t0"] + EDGE <= t < s["t1"] - EDGE:
+            return s["state"]
+    return None
+
+
+def _times(truth: dict, step: float, rng: np.random.Generator) -> list[float]:
+    """A regular pass plus extra frames inside the rare states."""
+    d = truth["duration"]
+    ts = list(np.arange(rng.uniform(0, step), d, step))
+    for s in truth["seat_states"]:
+        if s["state"] in ("mask_lifted", "vote_fist", "hand_raised", "standing", "show_fingers", "shot",
+                          "touch_neighbour"):
+            ts.extend(rng.uniform(s["t0"], s["t1"], 3))
+    return sorted(round(float(t), 3) for t in ts)
+
+
+def _render_game(args: tuple[int, float]) -> dict:
+    seed, step = args
+    import cv2
+    from sample_videos.director.script import build_scripts
+    from sample_videos.render.renderer import render_frame
+    from sample_videos.synth import build_game, build_scene, calibration
+    from vision.calibration import Calibration
+    from vision.crops import seat_crop
+    opts = _options(seed)
+    game = build_game(opts)
+    scene = build_scene(opts)
+    cal = Calibration.from_json(calibration(scene, opts)).camera("cam1")
+    scripts = build_scripts(game.plan)
+    truth = game.truth
+    segs: dict = {}
+    for s in truth["seat_states"]:
+        segs.setdefault((s["seat"], s["layer"]), []).append(s)
+    rng = np.random.default_rng(seed)
+    out = {k: [] for k in WINDOWS}
+    labels = {k: [] for k in WINDOWS}
+    for t in _times(truth, step, rng):
+        frame = render_frame(scene, scripts, t)
+        ok, buf = cv2.imencode(".jpg", frame[..., ::-1], [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(55, 85))])
+        frame = np.ascontiguousarray(cv2.imdecode(buf, cv2.IMREAD_COLOR)[..., ::-1])
+        for seat, region in cal.seats.items():
+            crop = seat_crop(frame, region)
+            body = _state_at(segs.get((seat, "body"), []), t)
+            mask = _state_at(segs.get((seat, "mask"), []), t)
+            lab = {"head": mask if body != "absent" else None,
+                   "zone": None if body is None else ("vote" if body == "vote_fist" else "none"),
+                   "body": BODY_CLASS.get(body)}
+            for kind in WINDOWS:
+                if lab[kind] is None:
+                    continue
+                from vision.appearance import PATCH
+                out[kind].append(describe(patch(crop, window_box(kind, region), PATCH[kind])))
+                labels[kind].append(lab[kind])
+    return {"seed": seed, "x": {k: np.array(v, np.float32) for k, v in out.items()},
+            "y": {k: np.array(v) for k, v in labels.items()}}
+
+
+def render_data(seeds: list[int], step: float, workers: int, path: Path) -> dict:
+    import multiprocessing as mp
+    have: dict = {}
+    if path.exists():
+        z = np.load(path, allow_pickle=True)
+        have = z["games"].item()
+    todo = [s for s in seeds if s not in have]
+    started = time.perf_counter()
+    if todo:
+        pool = mp.get_context("spawn").Pool(workers) if workers > 1 and len(todo) > 1 else None
+        it = pool.imap_unordered(_render_game, [(s, step) for s in todo]) if pool else \
+            map(_render_game, [(s, step) for s in todo])
+        for res in it:
+            have[res["seed"]] = res
+            np.savez(path, games=np.array(have, dtype=object))
+            print(f"  seed {res['seed']}: {len(res['y']['head'])} head samples "
+                  f"({time.perf_counter() - started:.0f} s)", file=sys.stderr, flush=True)
+        if pool:
+            pool.close()
+            pool.join()
+    return {s: have[s] for s in seeds}
+
+
+def _stack(games: list[dict], kind: str) -> tuple[np.ndarray, np.ndarray]:
+    xs = [g["x"][kind] for g in games if len(g["y"][kind])]
+    ys = [g["y"][kind] for g in games if len(g["y"][kind])]
+    return np.concatenate(xs), np.concatenate(ys)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--seeds", default="101-112")
+    ap.add_argument("--step", type=float, default=0.7)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--data", type=Path, default=Path("/tmp/mafvar_appearance.npz"))
+    ap.add_argument("--out", type=Path, default=Path(__file__).resolve().parents[1] / "vision/models/appearance.json")
+    ap.add_argument("--hidden", type=int, default=64)
+    ap.add_argument("--epochs", type=int, default=30)
+    args = ap.parse_args(argv)
+    seeds = _seeds(args.seeds)
+    data = render_data(seeds, args.step, args.workers, args.data)
+    games = [data[s] for s in seeds]
+    held = max(1, len(games) // 4)
+    train, test = games[:-held], games[-held:]
+    report = {}
+    models = {}
+    for kind in WINDOWS:
+        x, y = _stack(train, kind)
+        classes = tuple(sorted(set(y)))
+        m = fit(x, y, classes, hidden=args.hidden, epochs=args.epochs)
+        xt, yt = _stack(test, kind)
+        pred = np.array(m.classes)[m.proba(xt).argmax(axis=1)]
+        acc = float((pred == yt).mean())
+        conf = Counter(zip(yt.tolist(), pred.tolist()))
+        report[kind] = {"held_out_accuracy": round(acc, 4), "held_out_samples": int(len(yt)),
+                        "confusion": {f"{a} -> {b}": n for (a, b), n in sorted(conf.items())}}
+        print(f"{kind}: held-out accuracy {acc:.4f} on {len(yt)} samples (seeds {[g['seed'] for g in test]}); "
+              f"trained on {len(y)} ({dict(Counter(y.tolist()))})")
+        for k, n in report[kind]["confusion"].items():
+            print(f"    {k}: {n}")
+        xa, ya = _stack(games, kind)
+        models[kind] = fit(xa, ya, tuple(sorted(set(ya))), hidden=args.hidden, epochs=args.epochs)
+    save_models(models, args.out, {"trained_on": {"seeds": seeds, "step": args.step,
+                                                 "hidden": args.hidden, "epochs": args.epochs},
+                                   "held_out": report})
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
