@@ -7,7 +7,9 @@ Three kinds of evidence, in order of trust:
   landing together (a vote call);
 - the protocol's own times, mapped by a fitted clock (offset and drift).
 
-Marks are matched to the expected sequence of the game with an ordered
+A video mark next to an audio cue of the same kind confirms it (the cue's
+time is kept: a tone is timed to 10 ms, masks and fists only to the frame
+sampling). Marks are matched to the expected sequence of the game with an ordered
 (monotone) matching, never nearest-neighbour, so one missed nightfall cannot
 shift every later night. Intervals without a matched mark are placed between
 their neighbours and get a lower confidence.
@@ -27,6 +29,17 @@ TIME_DETAILS = ("window_open", "window_close", "t_call_end", "t_call2", "t_thank
 # Typical judge timing, used only where neither the protocol nor the video says.
 CALL_SECONDS = 1.0       # "who votes against number N"
 WINDOW_SECONDS = 1.5     # call end to "thank you"
+# A cue tone: its band jumps CUE_RISE_DB over the previous 10 ms and stays that far
+# above the band's usual level for CUE_HOLD_SECONDS.
+CUE_RISE_DB = 15.0
+CUE_HOLD_SECONDS = 0.08
+# A video mark this close to an audio mark of the same kind is the same moment.
+FUSE_SECONDS = 2.0
+# Without protocol times: a vote-call mark with a "thanks" mark or another call at
+# most the call and window lengths plus PAIR_SLACK s away is preferred (by
+# PAIR_BONUS) to a lone one.
+PAIR_SLACK = 3.0
+PAIR_BONUS = 0.05
 
 
 @dataclass(frozen=True)
@@ -99,7 +112,7 @@ def audio_marks(audio, tones: Mapping[str, Sequence[float]] | None = None) -> li
     hits: dict[float, list[tuple[float, float]]] = {}
     for f in sorted({f for fs in tones.values() for f in fs}):
         env = band_energy(audio, f - 40.0, f + 40.0, win=0.04, hop=0.01)
-        hits[f] = [(t, 1.0) for t in onsets(env, rise_db=15.0, min_gap=0.3)]
+        hits[f] = [(t, 1.0) for t in _standing_out(env, onsets(env, rise_db=CUE_RISE_DB, min_gap=0.3))]
     out: list[Mark] = []
     used: set[tuple[float, float]] = set()
     # Two-tone cues first: a falling or rising pair 0.2 s apart.
@@ -117,6 +130,50 @@ def audio_marks(audio, tones: Mapping[str, Sequence[float]] | None = None) -> li
         for t, _ in hits[fs[0]]:
             if (fs[0], t) not in used:
                 out.append(Mark(kind, round(t, 3), 0.9, "audio"))
+    return sorted(out, key=lambda m: m.t)
+
+
+def _standing_out(env, times: Sequence[float], rise_db: float | None = None,
+                  hold: float = CUE_HOLD_SECONDS) -> list[float]:
+    """The onsets after which the band stays `rise_db` above its usual level for
+    `hold` seconds: a cue tone. A jump that only climbs back out of a brief dip
+    in the room noise (which `onsets` also reports) is not one."""
+    rise_db = CUE_RISE_DB if rise_db is None else rise_db
+    if not len(times) or not len(env.db):
+        return []
+    floor = float(np.median(env.db))
+    out = []
+    for t in times:
+        i = int(np.searchsorted(env.times, t - 1e-6))
+        j = int(np.searchsorted(env.times, t + hold + 1e-6))
+        seg = env.db[i:max(j, i + 1)]
+        if seg.size and float(np.median(seg)) >= floor + rise_db:
+            out.append(t)
+    return out
+
+
+def fuse_marks(marks: Sequence[Mark], window: float = FUSE_SECONDS) -> list[Mark]:
+    """One mark per moment: a video mark within `window` s of an audio (or manual)
+    mark of the same kind confirms it instead of competing with it. The cue's time
+    is kept (a tone is timed to 10 ms, masks and fists only to the sampling of the
+    frames) and the confidences combine. Each precise mark takes at most one video
+    mark, the nearest; unconfirmed marks pass through unchanged."""
+    precise = [m for m in marks if m.source != "video"]
+    video = [m for m in marks if m.source == "video"]
+    taken: dict[int, int] = {}   # video index -> precise index
+    for vi, v in enumerate(video):
+        near = [(abs(p.t - v.t), pi) for pi, p in enumerate(precise) if p.kind == v.kind and abs(p.t - v.t) <= window]
+        if near:
+            d, pi = min(near)
+            prev = next((k for k, q in taken.items() if q == pi), None)
+            if prev is None or abs(video[prev].t - precise[pi].t) > d:
+                if prev is not None:
+                    del taken[prev]
+                taken[vi] = pi
+    boost = {pi: video[vi].confidence for vi, pi in taken.items()}
+    out = [replace(p, confidence=round(1.0 - (1.0 - p.confidence) * (1.0 - boost[pi]) ** 0.5, 4))
+           if pi in boost else p for pi, p in enumerate(precise)]
+    out += [v for vi, v in enumerate(video) if vi not in taken]
     return sorted(out, key=lambda m: m.t)
 
 
@@ -265,7 +322,7 @@ def align(intervals: Sequence[Interval], marks: Sequence[Mark] = (),
             if e.key == key and (kind is None or e.kind == kind):
                 pinned[i] = Mark(e.kind, float(t), 1.0, "manual")
                 break
-    marks = sorted(marks, key=lambda m: m.t)
+    marks = fuse_marks(marks)
     timed = use_protocol_times and any(e.t is not None for e in expected)
     clock = None
     if timed:
@@ -279,11 +336,37 @@ def align(intervals: Sequence[Interval], marks: Sequence[Mark] = (),
         if len(pairs) >= 2:
             clock = fit_clock(pairs)
     else:
-        matches = _match_around(expected, marks, pinned)
+        # Order alone cannot tell a real call from a spurious one in the same day:
+        # prefer the call a "thank you" follows as closely as the judge's script says.
+        paired = _paired_calls(marks)
+        scored = [replace(m, confidence=m.confidence + PAIR_BONUS) if i in paired else m
+                  for i, m in enumerate(marks)]
+        back = {id(sm): m for sm, m in zip(scored, marks)}
+        matches = {i: back.get(id(mk), mk) for i, mk in _match_around(expected, scored, pinned).items()}
     matched = {f"{expected[i].kind}:{expected[i].key}": mk for i, mk in matches.items()}
     unmatched = tuple(f"{e.kind}:{e.key}" for i, e in enumerate(expected) if i not in matches)
     placements = _place(intervals, matched, clock)
     return Alignment(tuple(placements), clock, matched, unmatched)
+
+
+def _paired_calls(marks: Sequence[Mark], slack: float = PAIR_SLACK) -> set[int]:
+    """Indexes of the vote-call marks that look like part of a vote: a "thanks" mark
+    or another vote call follows (or another call precedes) within the call and
+    window lengths plus `slack`. A lone call cue in the middle of a day is neither."""
+    span = CALL_SECONDS + WINDOW_SECONDS + slack
+    calls = [i for i, m in enumerate(marks) if m.kind == "vote_call"]
+    out = set()
+    for a, b in zip(calls, calls[1:]):
+        if marks[b].t - marks[a].t <= span:
+            out.update((a, b))
+    for i in calls:
+        for n in marks[i + 1:]:
+            if n.t - marks[i].t > span or n.kind == "vote_call":
+                break
+            if n.kind == "thanks" and n.t - marks[i].t >= CALL_SECONDS * 0.5:
+                out.add(i)
+                break
+    return out
 
 
 def _match_around(expected: Sequence[Expected], marks: Sequence[Mark], pinned: Mapping[int, Mark],

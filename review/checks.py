@@ -137,10 +137,14 @@ def check_night_behaviour(ctx: CheckContext) -> list[Incident]:
             # arms_open is not used: pose rarely sees crossed arms on a masked,
             # bowed player (measured recall under 10%), so "open" is the default
             if tr.state == "head_up":
-                if not _permitted(ctx, tr.seat, Permit.MOVE, t0, t1) and not _permitted(ctx, tr.seat, Permit.UNMASK, t0, t1):
+                # awake by right: the mafia shooting, the Don or Sheriff checking
+                if not any(_permitted(ctx, tr.seat, p, t0, t1) for p in AWAKE_PERMITS):
                     out.append(_make(ctx, T.NIGHT_POSE, (tr.seat,), t0, t1, night, tr.confidence,
                                      {"state": tr.state}))
     return out
+
+
+AWAKE_PERMITS = (Permit.MOVE, Permit.UNMASK, Permit.RAISE_HAND, Permit.GESTURE)
 
 
 def check_shooting(ctx: CheckContext) -> list[Incident]:
@@ -200,6 +204,8 @@ def check_day_behaviour(ctx: CheckContext) -> list[Incident]:
     for day in _kinds(ctx, Kind.DAY):
         for tr in _of(ctx.tracks, "touch", "standing"):
             if tr.seat in day.in_game and tr.overlaps(day.t0, day.t1) and tr.t1 - tr.t0 >= 0.3:
+                if tr.state == "standing" and _leaves(ctx, tr):
+                    continue
                 type_ = T.TOUCH_DAY if tr.state == "touch" else T.STAND_UP
                 seats = (tr.seat,) if tr.state != "touch" or tr.value is None else (tr.seat, int(tr.value))
                 out.append(_make(ctx, type_, seats, max(tr.t0, day.t0), min(tr.t1, day.t1), day,
@@ -210,6 +216,14 @@ def check_day_behaviour(ctx: CheckContext) -> list[Incident]:
                 out.append(_make(ctx, T.VOTE_GESTURE, (tr.seat,), max(tr.t0, v.t0), min(tr.t1, v.t1), v,
                                  tr.confidence, {"state": tr.state, "value": tr.value}))
     return out
+
+
+def _leaves(ctx: CheckContext, tr: Track, within: float = 3.0) -> bool:
+    """The player stands up to leave the table (eliminated or removed): the
+    seat is empty right after. Whether the exit was recorded is the protocol
+    audit's question, not a standing foul."""
+    return any(e.seat == tr.seat and e.state == "seat_empty" and tr.t1 - 0.5 <= e.t0 <= tr.t1 + within
+               for e in ctx.tracks)
 
 
 # ------------------------------------------------------------------ votes
@@ -276,6 +290,22 @@ def protocol_incidents(ctx: CheckContext) -> list[Incident]:
 ALL_CHECKS = (check_masking, check_night_behaviour, check_shooting, check_checks, check_day_behaviour)
 
 
+# One act, one incident: a seat out of the night pose because it was late to
+# mask, peeked or raised a hand is reported as that, not twice; a mask still
+# off after the masking deadline is late masking, not a peek.
+SUBSUMED_BY: dict[str, tuple[str, ...]] = {
+    T.NIGHT_POSE: (T.MASK_LATE, T.PEEK, T.MASK_TOUCH, T.FALSE_SHOT, T.EARLY_GESTURE, T.CHECK_POINTING,
+                   T.STAND_UP, T.TOUCH_NIGHT),
+    T.PEEK: (T.MASK_LATE,),
+}
+
+
+def _subsumed(inc: Incident, others: Sequence[Incident]) -> bool:
+    kinds = SUBSUMED_BY.get(inc.type, ())
+    return any(o.type in kinds and set(o.seats) & set(inc.seats) and o.t0 is not None and inc.t0 is not None
+               and o.t0 <= (inc.t1 or inc.t0) + 0.5 and inc.t0 <= (o.t1 or o.t0) + 0.5 for o in others)
+
+
 def run_checks(ctx: CheckContext, recounts: Sequence[CallRecount]) -> list[Incident]:
     found: dict[str, Incident] = {}
     for check in ALL_CHECKS:
@@ -283,4 +313,5 @@ def run_checks(ctx: CheckContext, recounts: Sequence[CallRecount]) -> list[Incid
             found.setdefault(inc.id, inc)
     for inc in vote_incidents(ctx, recounts) + protocol_incidents(ctx):
         found.setdefault(inc.id, inc)
-    return list(found.values())
+    every = list(found.values())
+    return [inc for inc in every if not _subsumed(inc, every)]

@@ -6,7 +6,11 @@
   candidate's call), and with the right impact (who leaves changes or not);
 - per incident type: true positives, false positives, false negatives,
   precision and recall, matching incidents to injected violations by type,
-  seat and time (with a tolerance).
+  seat and time (with a tolerance);
+- alignment: every truth nightfall, vote call and vote window edge against
+  the time the analysis placed it at on the video clock (analysis/
+  alignment.json): absolute errors, max and mean, how many within 1 s, and
+  the misses. Issue #5 asks for all of them within 1 s without protocol times.
 """
 from __future__ import annotations
 
@@ -20,6 +24,7 @@ from .workspace import GameWorkspace, WorkspaceError
 
 TIME_TOLERANCE = 2.0   # seconds between an injected violation and the incident that reports it
 CALL_TOLERANCE = 3.0   # seconds between a truth vote call and the recount's call
+ALIGN_TOLERANCE = 1.0  # seconds between a truth nightfall / vote call / window edge and its placement
 
 
 class EvalError(Exception):
@@ -138,11 +143,106 @@ def evaluate(game_dir: str | Path) -> dict:
                 want = d["judge_outcome"] != d["true_outcome"]
             right_impact += want is None or bool(want) == hit.impact.changes_exit
     acc, agree, cells = recount_score(truth, list(rec_file.calls))
+    placed = load_placed_intervals(ws)
     return {"format": "mafvar-eval", "version": 1, "game": str(ws.root),
             "recount_accuracy": round(acc, 4), "recount_cells": cells, "recount_agree": agree,
             "miscounts_injected": len(mis_truth), "miscounts_found": found,
             "miscounts_right_impact": right_impact,
-            "per_type": {t: s.to_json() for t, s in per_type.items()}}
+            "per_type": {t: s.to_json() for t, s in per_type.items()},
+            "alignment": None if placed is None else alignment_score(truth, placed)}
+
+
+# ------------------------------------------------------------------ alignment
+
+def load_placed_intervals(ws: GameWorkspace) -> list[dict] | None:
+    """The timeline as the analysis placed it on the video clock (dicts as in
+    analysis/alignment.json, else analysis/timeline.json); None before `align` ran."""
+    for name in ("alignment.json", "timeline.json"):
+        path = ws.analysis_dir / name
+        if path.is_file():
+            doc = json.loads(path.read_text())
+            return list(doc.get("intervals", []))
+    return None
+
+
+def truth_marks(truth: dict) -> list[dict]:
+    """The moments alignment must place: every nightfall and, per vote call, the
+    call and both edges of its window (opening as the profile says: at the end of
+    the call, or at the call itself; closing at "thank you")."""
+    out = []
+    for night in truth["phases"]["nights"]:
+        out.append({"what": "nightfall", "key": f"r{night['index']}.night", "t": night["nightfall"]})
+    for rnd in truth["phases"]["votes"]:
+        for call in rnd["calls"]:
+            ev = call.get("event")
+            out.append({"what": "call", "event": ev, "t": call["call"]})
+            out.append({"what": "window_open", "event": ev, "t": call.get("call_end"), "call": call["call"]})
+            out.append({"what": "window_close", "event": ev, "t": call.get("thanks")})
+    return out
+
+
+def _placed_time(mark: dict, iv: dict) -> float | None:
+    d = iv.get("details") or {}
+    if mark["what"] in ("nightfall", "call"):
+        return iv.get("t0")
+    if mark["what"] == "window_open":
+        return d.get("window_open")
+    return d.get("window_close") if d.get("window_close") is not None else iv.get("t1")
+
+
+def alignment_score(truth: dict, intervals: list[dict], tolerance: float = ALIGN_TOLERANCE) -> dict:
+    """Per truth nightfall, vote call and window edge: the placed time's absolute error.
+
+    Nights are found by key (r<index>.night), vote calls by their protocol event
+    index (the interval's `event`). A mark with no placed time is a miss."""
+    nights = {iv["key"]: iv for iv in intervals if iv.get("kind") == "night"}
+    calls = {iv["event"]: iv for iv in intervals
+             if iv.get("kind") in ("vote_call", "raise_vote") and iv.get("event") is not None}
+    rows = []
+    for m in truth_marks(truth):
+        iv = nights.get(m["key"]) if m["what"] == "nightfall" else calls.get(m["event"])
+        want = m["t"]
+        if m["what"] == "window_open" and iv is not None:
+            rule = (iv.get("details") or {}).get("window_opens_rule", "call_end")
+            if rule != "call_end":
+                want = m["call"]
+        if want is None:
+            continue
+        got = None if iv is None else _placed_time(m, iv)
+        err = None if got is None else abs(got - want)
+        rows.append({"what": m["what"], "key": None if iv is None else iv["key"],
+                     "event": m.get("event"), "truth": round(want, 3),
+                     "placed": None if got is None else round(got, 3),
+                     "error": None if err is None else round(err, 3),
+                     "anchored_by": None if iv is None else iv.get("anchored_by")})
+    errs = [r["error"] for r in rows if r["error"] is not None]
+    misses = [r for r in rows if r["error"] is None or r["error"] > tolerance]
+    per_what = {}
+    for what in ("nightfall", "call", "window_open", "window_close"):
+        sel = [r for r in rows if r["what"] == what]
+        e = [r["error"] for r in sel if r["error"] is not None]
+        per_what[what] = {"n": len(sel), "within": sum(1 for x in e if x <= tolerance),
+                          "max_error": round(max(e), 3) if e else None}
+    return {"tolerance": tolerance, "marks": len(rows),
+            "within": len(rows) - len(misses),
+            "max_error": round(max(errs), 3) if errs else None,
+            "mean_error": round(sum(errs) / len(errs), 3) if errs else None,
+            "per_kind": per_what, "misses": misses, "rows": rows}
+
+
+def format_alignment(al: dict) -> list[str]:
+    fmt = lambda v: "-" if v is None else f"{v:.2f} s"
+    lines = [f"alignment: {al['within']}/{al['marks']} nightfalls, vote calls and window edges within "
+             f"{al['tolerance']:g} s (max error {fmt(al['max_error'])}, mean {fmt(al['mean_error'])})"]
+    for what, s in al["per_kind"].items():
+        if s["n"]:
+            lines.append(f"  {what:<13} {s['within']:>3}/{s['n']:<3} max {fmt(s['max_error'])}")
+    for r in al["misses"]:
+        where = r["key"] or (f"event {r['event']}" if r["event"] is not None else "?")
+        placed = "not placed" if r["placed"] is None else f"placed {r['placed']:.2f} ({r['anchored_by']})"
+        lines.append(f"  miss: {where} {r['what']}: truth {r['truth']:.2f}, {placed}, "
+                     f"error {fmt(r['error'])}")
+    return lines
 
 
 def format_eval(res: dict) -> str:
@@ -154,4 +254,6 @@ def format_eval(res: dict) -> str:
         p = "-" if s["precision"] is None else f"{s['precision']:.2f}"
         r = "-" if s["recall"] is None else f"{s['recall']:.2f}"
         lines.append(f"{t:<16} {s['tp']:>4} {s['fp']:>4} {s['fn']:>4} {p:>10} {r:>8}")
+    if res.get("alignment"):
+        lines.extend(format_alignment(res["alignment"]))
     return "\n".join(lines)

@@ -143,6 +143,64 @@ def _protocol_span(tl: Sequence[Interval]) -> float | None:
     return max(ends) if ends else None
 
 
+def _extract_step(game, schedule, obs_path: Path, step: str, fp_cal, force: bool, workers: int,
+                  say, stats: Stats) -> None:
+    """Extract the schedule's frames into the store unless the step is current."""
+    ws = game.ws
+    secs, planned = schedule_seconds(schedule)
+    stats.scheduled_s += secs
+    fp_ext = _fingerprint(game.video, fp_cal, [[r.t0, r.t1, r.fps, r.models_key] for r in schedule.ranges])
+    t0 = time.perf_counter()
+    # the marker alone is not enough: a committed analysis may ship without the store
+    if force or not obs_path.exists() or not _is_current(ws, step, fp_ext):
+        ws.clear_marker(step)
+        if force:
+            # extraction resumes chunk by chunk from the store: forcing means a new one
+            for suffix in ("", "-wal", "-shm"):
+                Path(str(obs_path) + suffix).unlink(missing_ok=True)
+        from vision.schedule import extract
+        say(step, 0.0, f"{planned} frames to analyse in {len(schedule.ranges)} ranges")
+        done = [0]
+
+        def tick(res):
+            done[0] += len(res.frames)
+            say(step, min(1.0, done[0] / max(1, planned)), f"{done[0]}/{planned} frames")
+
+        rep = extract(game.video, game.calibration, schedule, store=obs_path, cam=game.cam,
+                      workers=workers, progress=tick)
+        stats.frames_decoded += rep.decode.frames_decoded
+        for k, v in rep.cpu.items():
+            stats.cpu[f"cpu:{k}"] = stats.cpu.get(f"cpu:{k}", 0.0) + v
+        stats.warnings.extend(rep.errors)
+        if rep.chunks_done + rep.chunks_skipped == rep.chunks_total:
+            ws.mark_done(step, {"fingerprint": fp_ext, "frames": rep.frames,
+                                "frames_decoded": rep.decode.frames_decoded,
+                                "cpu": rep.cpu})
+    else:
+        stats.skipped.append(step)  # this run decoded nothing: the landmarks are stored
+    stats.wall[step] = time.perf_counter() - t0
+
+
+def _align_step(game, obs_path: Path, anchors, has_times: bool, stats: Stats):
+    """States → tracks → marks (video and audio) → alignment."""
+    tracks = seat_tracks(obs_path, game)
+    marks: list[Mark] = video_marks(tracks)
+    if game.info.has_audio:
+        try:
+            from vision.audio import read_audio
+            marks += audio_marks(read_audio(str(game.video), rate=16000))
+        except Exception as exc:  # a broken audio track must not stop the review
+            stats.warnings.append(f"{game.video.name}: audio unreadable, aligning from the picture only ({exc})")
+    marks.sort(key=lambda m: m.t)
+    alignment = align(_video_timeline(game), marks, anchors=anchors, use_protocol_times=has_times)
+    expected = sum(1 for k in alignment.matched) + len(alignment.unmatched_expected)
+    if marks and expected and len(alignment.matched) < 0.25 * expected:
+        stats.warnings.append(
+            f"only {len(alignment.matched)} of {expected} expected nightfalls, mornings and vote calls "
+            f"were found in {game.video.name}: are the protocol and the video of the same game?")
+    return tracks, alignment, marks
+
+
 def analyze(game_dir: str | Path, progress: Progress | None = None, workers: int = 2,
             only: Sequence[str] | None = None, anchors: Mapping[str, float] | None = None,
             force: bool = False) -> Stats:
@@ -175,60 +233,27 @@ def analyze(game_dir: str | Path, progress: Progress | None = None, workers: int
         schedule = plan_schedule(placed, game.info.duration, only=only)
     else:
         schedule = coarse_schedule(game.info.duration)
-    stats.scheduled_s, planned = schedule_seconds(schedule)
     obs_path = ws.analysis_dir / "observations.sqlite"
-    fp_ext = _fingerprint(game.video, fp_cal, [[r.t0, r.t1, r.fps] for r in schedule.ranges])
-    t0 = time.perf_counter()
-    # the marker alone is not enough: a committed analysis may ship without the store
-    if force or not obs_path.exists() or not _is_current(ws, "extract", fp_ext):
-        ws.clear_marker("extract")
-        if force:
-            # extraction resumes chunk by chunk from the store: forcing means a new one
-            for suffix in ("", "-wal", "-shm"):
-                Path(str(obs_path) + suffix).unlink(missing_ok=True)
-        from vision.schedule import extract
-        say("extract", 0.0, f"{planned} frames to analyse in {len(schedule.ranges)} ranges")
-        done = [0]
-
-        def tick(res):
-            done[0] += len(res.frames)
-            say("extract", min(1.0, done[0] / max(1, planned)), f"{done[0]}/{planned} frames")
-
-        rep = extract(game.video, game.calibration, schedule, store=obs_path, cam=game.cam,
-                      workers=workers, progress=tick)
-        stats.frames_decoded = rep.decode.frames if hasattr(rep.decode, "frames") else rep.frames
-        stats.cpu.update({f"cpu:{k}": v for k, v in rep.cpu.items()})
-        stats.warnings.extend(rep.errors)
-        if rep.chunks_done + rep.chunks_skipped == rep.chunks_total:
-            ws.mark_done("extract", {"fingerprint": fp_ext, "frames": rep.frames,
-                                     "frames_decoded": stats.frames_decoded, "cpu": rep.cpu})
-    else:
-        stats.skipped.append("extract")  # this run decoded nothing: the landmarks are stored
-    stats.wall["extract"] = time.perf_counter() - t0
+    _extract_step(game, schedule, obs_path, "extract", fp_cal, force, workers, say, stats)
 
     # ---- align: states → tracks → marks → alignment
     t0 = time.perf_counter()
-    tracks = seat_tracks(obs_path, game)
-    marks: list[Mark] = video_marks(tracks)
-    if game.info.has_audio:
-        try:
-            from vision.audio import read_audio
-            marks += audio_marks(read_audio(str(game.video), rate=16000))
-        except Exception as exc:  # a broken audio track must not stop the review
-            stats.warnings.append(f"{game.video.name}: audio unreadable, aligning from the picture only ({exc})")
-    marks.sort(key=lambda m: m.t)
-    alignment = align(_video_timeline(game), marks, anchors=anchors, use_protocol_times=has_times)
-    expected = sum(1 for k in alignment.matched) + len(alignment.unmatched_expected)
-    if marks and expected and len(alignment.matched) < 0.25 * expected:
-        stats.warnings.append(
-            f"only {len(alignment.matched)} of {expected} expected nightfalls, mornings and vote calls "
-            f"were found in {game.video.name}: are the protocol and the video of the same game?")
+    tracks, alignment, marks = _align_step(game, obs_path, anchors, has_times, stats)
+    stats.wall["align"] = time.perf_counter() - t0
+    if not has_times:
+        # The coarse pass found the nights and votes; now the dense plan runs on
+        # the aligned timeline, into the same store, and the alignment is redone
+        # with what it saw.
+        dense = plan_schedule(alignment.intervals, game.info.duration, only=only)
+        _extract_step(game, dense, obs_path, "extract_dense", fp_cal, False, workers, say, stats)
+        t0 = time.perf_counter()
+        tracks, alignment, marks = _align_step(game, obs_path, anchors, has_times, stats)
+        stats.wall["align"] += time.perf_counter() - t0
     write_json_atomic(ws.analysis_dir / "alignment.json", alignment.to_dict())
     write_json_atomic(ws.analysis_dir / "timeline.json", timeline_to_json(alignment.intervals, game.replay.profile))
     write_json_atomic(ws.analysis_dir / "tracks.json",
                       {"format": "mafvar-tracks", "version": 1, "tracks": [t.to_dict() for t in tracks]})
     ws.mark_done("align", {"marks": len(marks), "matched": len(alignment.matched)})
-    stats.wall["align"] = time.perf_counter() - t0
 
     # ---- recount
     t0 = time.perf_counter()

@@ -138,7 +138,7 @@ class WindowModel:
         return WindowModel(tuple(d["classes"]), f("mean"), f("scale"), f("w1"), f("b1"), f("w2"), f("b2"))
 
 
-def fit(x: np.ndarray, y: np.ndarray, classes: tuple[str, ...], hidden: int = 64, epochs: int = 30,
+def fit(x: np.ndarray, y: np.ndarray, classes: tuple[str, ...], hidden: int = 128, epochs: int = 40,
         lr: float = 1e-3, l2: float = 1e-4, batch: int = 256, seed: int = 0) -> WindowModel:
     """Adam on the cross-entropy, classes weighted by the inverse square root
     of their frequency (rare states such as a lifted mask count, without

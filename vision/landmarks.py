@@ -144,8 +144,10 @@ class SeatLandmarker:
         self.close()
 
     def process(self, crop: Crop, seat: int = 0, t: float = 0.0,
-                only: Iterable[Model] | None = None) -> SeatLandmarks:
-        """Runs the loaded models (or those of them in `only`) on one crop."""
+                only: Iterable[Model] | None = None,
+                appearance: dict[str, float] | None = None) -> SeatLandmarks:
+        """Runs the loaded models (or those of them in `only`) on one crop.
+        `appearance`: the crop's learned window features when already computed."""
         want = set(self.models if only is None else (Model(m) for m in only))
         img = crop.image
         h, w = img.shape[:2]
@@ -202,7 +204,7 @@ class SeatLandmarker:
             cpu[Model.HANDS.value] = time.process_time() - c0
 
         # eye-band darkness etc. for the mask classifier: only here is the crop at hand
-        out.features = crop_features(crop, out.pose, out.faces, crop.region)
+        out.features = crop_features(crop, out.pose, out.faces, crop.region, appearance)
 
         for k, v in cpu.items():
             self.cpu_total[k] = self.cpu_total.get(k, 0.0) + v

@@ -101,7 +101,8 @@ def expected_head(region: SeatRegion) -> tuple[np.ndarray, float]:
 
 
 def crop_features(crop: Crop, pose: np.ndarray | None, faces=(),
-                  region: SeatRegion | None = None) -> dict[str, float]:
+                  region: SeatRegion | None = None,
+                  appearance: dict[str, float] | None = None) -> dict[str, float]:
     """Features of one seat crop given its landmarks (frame px).
 
     `pose_*`: at the pose's eye points; `face_*`: at the best detected face's;
@@ -126,7 +127,7 @@ def crop_features(crop: Crop, pose: np.ndarray | None, faces=(),
         out.update(eye_band_features(luma, crop, k[0], k[1], k[3], head, "face_"))
     if region is not None:
         out.update(zone_skin_features(crop, region.table_zone))
-        out.update(appearance_features(crop, region))
+        out.update(appearance if appearance is not None else appearance_features(crop, region))
     return out
 
 

@@ -18,6 +18,7 @@ from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
+from vision.appearance import appearance_features
 from vision.calibration import SEATS, Calibration, CalibrationError, require_seats
 from vision.crops import DEFAULT_LONG_SIDE, crop as crop_box, expand, seat_crop
 from vision.landmarks import ALL_MODELS, Model, SeatLandmarker, SeatLandmarks
@@ -35,6 +36,8 @@ PASSES = (*(m.value for m in Model), ZONE_PASS)
 # Sparser than this, each sample is its own seek: decoding the whole span
 # between samples would cost more than seeking to the keyframe before each.
 SEEK_EACH_MIN_GAP = 4.0
+# sampling sparser than this reads key frames only, where the file has them that often
+KEYFRAME_MIN_GAP = 0.9
 
 
 @dataclass(frozen=True)
@@ -175,6 +178,7 @@ class _WorkerState:
     tracking: dict[int, SeatLandmarker] = field(default_factory=dict)
     static: SeatLandmarker | None = None
     zone: dict[str, SeatLandmarker] = field(default_factory=dict)
+    gate: bool = True
 
     def zone_hands(self) -> SeatLandmarker:
         """The hands-only model for table-zone crops, in static mode.
@@ -205,13 +209,13 @@ _INIT_ERROR: str | None = None
 
 
 def _init_worker(video_path: str, cal_json: dict, cam: str, long_side: int,
-                 models: tuple[str, ...]) -> None:
+                 models: tuple[str, ...], gate: bool = True) -> None:
     global _STATE, _INIT_ERROR
     # An exception escaping a Pool initializer makes the pool respawn workers
     # forever; keep it and report it per chunk instead.
     try:
         _STATE = _WorkerState(open_video(video_path), Calibration.from_json(cal_json), cam,
-                              long_side, tuple(Model(m) for m in models))
+                              long_side, tuple(Model(m) for m in models), gate=gate)
         _INIT_ERROR = None
     except Exception as exc:
         _STATE, _INIT_ERROR = None, str(exc)
@@ -239,10 +243,7 @@ def _run_chunk_unsafe(chunk: ScheduleRange) -> ChunkResult:
     before = DecodeStats()
     before.add(st.video.stats)
     result = ChunkResult(chunk, [], DecodeStats(), {}, {})
-    if 1.0 / chunk.fps >= SEEK_EACH_MIN_GAP:
-        frames = (f for t in chunk.times() for f in st.video.iter_range(t, t + 1e-3, chunk.fps))
-    else:
-        frames = st.video.iter_range(chunk.t0, chunk.t1, chunk.fps)
+    frames = _frames(st.video, chunk)
     sx = st.video.info.width / cam.width
     sy = st.video.info.height / cam.height
     try:
@@ -254,7 +255,7 @@ def _run_chunk_unsafe(chunk: ScheduleRange) -> ChunkResult:
                     region = _scale_region(region, sx, sy)
                 zone = st.zone_hands() if zone_on else None
                 lm = seat_landmarks(frame.image, frame.t, seat, region, st.landmarker(seat, tracking),
-                                    zone, only, st.long_side)
+                                    zone, only, st.long_side, st.gate)
                 costs = dict(lm.cpu)
                 lm.cpu.pop("hands_zone", None)  # the store keeps one row per model
                 for k, v in costs.items():
@@ -276,18 +277,55 @@ def _run_chunk_unsafe(chunk: ScheduleRange) -> ChunkResult:
 
 ZONE_MARGIN = 0.35   # fraction of the table zone added around it (raised wrists, neighbours)
 ZONE_SIDE = 256      # long side of the table-zone crop fed to the palm detector
+def _frames(video: VideoSource, chunk: ScheduleRange):
+    """The chunk's frames, decoding as little as the sampling allows: sparse
+    ranges read key frames only (their own times, thinned to the rate) when
+    the file has them at least that often; very sparse ranges otherwise seek
+    once per frame; dense ranges decode the range once."""
+    gap = 1.0 / chunk.fps
+    if gap >= KEYFRAME_MIN_GAP:
+        ki = video.keyframe_interval()
+        if ki is not None and ki <= gap * 1.05:
+            return _keyframes_or_seeks(video, chunk, gap)
+    if gap >= SEEK_EACH_MIN_GAP:
+        return _seeks(video, chunk)
+    return video.iter_range(chunk.t0, chunk.t1, chunk.fps)
+
+
+def _seeks(video: VideoSource, chunk: ScheduleRange):
+    return (f for t in chunk.times() for f in video.iter_range(t, t + 1e-3, chunk.fps))
+
+
+def _keyframes_or_seeks(video: VideoSource, chunk: ScheduleRange, gap: float):
+    """Key frames; a chunk too short to hold one (a range's clipped tail) is
+    sampled by seeking instead, so every scheduled range is looked at."""
+    any_frame = False
+    for f in video.iter_keyframes(chunk.t0, chunk.t1, min_gap=gap * 0.9):
+        any_frame = True
+        yield f
+    if not any_frame:
+        yield from _seeks(video, chunk)
+
+
 ZONE_MAX_HANDS = 4   # own two hands and the neighbours' reaching in
 ZONE_KEY = "zone"
 
 
 def seat_landmarks(image: np.ndarray, t: float, seat: int, region, landmarker: SeatLandmarker,
                    zone_hands: SeatLandmarker | None = None, only=None,
-                   long_side: int = DEFAULT_LONG_SIDE) -> SeatLandmarks:
+                   long_side: int = DEFAULT_LONG_SIDE, gate: bool = True) -> SeatLandmarks:
     """One seat of one frame, as extraction sees it: the models on the seat crop,
     then hands again on the table-zone crop (cpu["hands_zone"] counts that pass)."""
     size = (image.shape[1], image.shape[0])
-    lm = landmarker.process(seat_crop(image, region, long_side), seat, t, only)
-    if zone_hands is not None:
+    crop = seat_crop(image, region, long_side)
+    # The learned windows are cheap (a few ms); they say whether a hand is up
+    # or a vote stands, and only then do the landmark models run on the seat.
+    app = appearance_features(crop, region)
+    closed = gate and bool(app)
+    want = [m for m in (landmarker.models if only is None else only)
+            if not (closed and m in GATED_MODELS and not hands_needed(app))]
+    lm = landmarker.process(crop, seat, t, want, app)
+    if zone_hands is not None and (not closed or vote_seen(app)):
         # A vote fist is ~35 px in a 720p frame: on the whole-seat crop the palm
         # detector finds it in ~40% of frames, on a crop of the table zone in
         # ~87% (measured by the renderer's detection script).
@@ -296,6 +334,27 @@ def seat_landmarks(image: np.ndarray, t: float, seat: int, region, landmarker: S
         lm.hands = merge_hands(zl.hands, lm.hands)
         lm.cpu["hands_zone"] = zl.cpu.get(Model.HANDS.value, 0.0)
     return lm
+
+
+# Seat-crop models that only matter with a hand up, at the face or reaching
+# over: gated by the body window. Models without a gate always run.
+GATED_MODELS = (Model.POSE, Model.HANDS)
+GATE = 0.15
+
+
+def hands_needed(app: dict[str, float]) -> bool:
+    """Might a hand be up, at the face or touching (body window)? Open when the
+    committed model has no body window."""
+    if not any(k.startswith("app_body_") for k in app):
+        return True
+    return sum(app.get(f"app_body_{c}", 0.0) for c in ("raised", "hand_face", "touch")) >= GATE
+
+
+def vote_seen(app: dict[str, float]) -> bool:
+    """Might a vote stand in the zone (zone window)? Open without one."""
+    if "app_zone_vote" not in app:
+        return True
+    return app["app_zone_vote"] + app.get("app_zone_wrong", 0.0) >= GATE
 
 
 def merge_hands(first: list, second: list) -> list:
@@ -321,13 +380,16 @@ def extract(video_path: str | Path, calibration: Calibration, schedule: Schedule
             cam: str = "cam1",
             chunk_seconds: float = 10.0, long_side: int = DEFAULT_LONG_SIDE,
             models: Sequence[Model] = ALL_MODELS,
-            progress: Callable[[ChunkResult], None] | None = None) -> ExtractReport:
+            progress: Callable[[ChunkResult], None] | None = None,
+            gate: bool = True) -> ExtractReport:
     """Landmarks for every seat and scheduled frame, written to `store`
     (default: `analysis/observations.sqlite` beside the video).
 
     Chunks already recorded as done are skipped. A damaged file stops only
     the chunks it breaks: their readable frames are stored, the chunk stays
-    not-done, and the error is listed in the report.
+    not-done, and the error is listed in the report. With `gate` (default) pose
+    and hands run on a seat only where its learned windows say a hand may be up
+    or a vote may stand (`hands_needed`, `vote_seen`).
     """
     started = time.perf_counter()
     video_path = str(video_path)
@@ -356,7 +418,7 @@ def extract(video_path: str | Path, calibration: Calibration, schedule: Schedule
                 if not db.is_chunk_done(cam, c.t0, c.t1, c.fps, c.seats_key, c.models_key)]
         report.chunks_skipped = len(chunks) - len(todo)
         init_args = (video_path, calibration.to_json(), cam, long_side,
-                     tuple(Model(m).value for m in models))
+                     tuple(Model(m).value for m in models), gate)
         for res in _run_all(todo, workers, init_args):
             for t, size, seat_results in res.frames:
                 db.add_frame_results(cam, t, size, seat_results, commit=False)

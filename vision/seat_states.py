@@ -92,6 +92,9 @@ class Thresholds:
 
 
 DEFAULT = Thresholds()
+# the body window's "raised" probability a hand needs before it counts as up
+RAISE_GATE = 0.3
+WRONG_FORMS = ("palm", "fingertip")
 
 
 # --- geometry helpers -------------------------------------------------------
@@ -329,7 +332,7 @@ def classify_frame(lm: SeatLandmarks, seats: dict[int, SeatRegion],
             limit = (baseline_lift - th.head_drop if baseline_lift is not None
                      else th.head_down_below)
             down = lift < limit
-            if not (down and "body" in app):
+            if "body" not in app:
                 add("head_down" if down else "head_up", 0.6 + min(0.35, abs(lift - limit)))
         # standing: shoulders well above where this seat's shoulders usually are
         if baseline_shoulder_y is not None and "body" not in app:
@@ -344,6 +347,9 @@ def classify_frame(lm: SeatLandmarks, seats: dict[int, SeatRegion],
         v = view_hand(h)
         views.append(v)
 
+    # a hand up needs the body window to agree when the store has it: the
+    # hands model alone reads resting and folded hands as raised ones
+    may_raise = "body" not in app or app["body"].get("raised", 0.0) >= RAISE_GATE
     raised: list[HandView] = []
     on_table = False
     for v in views:
@@ -372,6 +378,8 @@ def classify_frame(lm: SeatLandmarks, seats: dict[int, SeatRegion],
             if form is not None:
                 on_table = True
                 add("fist_on_table", 0.4 + 0.6 * form[1], form[0])
+            continue
+        if not may_raise:
             continue
         if (high or (body is None and v.up and not in_zone)) and v.up:
             raised.append(v)
@@ -407,18 +415,29 @@ def classify_frame(lm: SeatLandmarks, seats: dict[int, SeatRegion],
         if b.get("night", 0.0) >= 0.5:
             add("head_down", b["night"])
             add("arms_crossed", b["night"])
+        elif b.get("empty", 0.0) < 0.5:
+            # out of the night pose, reported positively (review decides when that is a foul)
+            add("head_up", 1.0 - b.get("night", 0.0))
         if b.get("standing", 0.0) >= 0.5:
             add("standing", b["standing"])
         if b.get("empty", 0.0) >= 0.5:
             add("seat_empty", b["empty"])
     if "zone" in app:
-        # the learned zone says whether a vote stands there; the hands, when
-        # they saw it, say its form
-        p = app["zone"].get("vote", 0.0)
+        # The learned zone says whether a vote stands there and whether in the
+        # right form; the hands, when they saw it, only name which form (their
+        # landmarks on a 30 px fist are too coarse to judge it alone).
+        z = app["zone"]
+        good, wrong = z.get("vote", 0.0), z.get("wrong", 0.0)
         forms = [f.value for f in out if f.state == "fist_on_table"]
         out = [f for f in out if f.state != "fist_on_table"]
-        if p >= 0.3:
-            add("fist_on_table", p, forms[0] if forms else None)
+        if good + wrong >= 0.3:
+            if "wrong" not in z:
+                form = forms[0] if forms else None
+            elif wrong > good:
+                form = next((f for f in forms if f in WRONG_FORMS), "palm")
+            else:
+                form = next((f for f in forms if f not in WRONG_FORMS), "thumb_up")
+            add("fist_on_table", good + wrong, form)
     if "head" in app:
         return out, raised
     if not lm.mesh and any(f.state == "head_down" for f in out):

@@ -11,6 +11,11 @@ twice as fast per seek on a 720p H.264 file, but it returns the nearest frame
 rather than the one on screen (off by one for 9 of 22 test times) and cannot
 say how many frames it decoded, so FFmpeg is used throughout.
 
+Sparse sampling over long stretches uses `iter_keyframes`: one FFmpeg process
+that decodes key frames only (non-key packets are dropped before the decoder)
+and thins them to a minimum gap, so a 90-minute game costs about one decoded
+frame per GOP instead of one seek (and up to a GOP of decoding) per sample.
+
 A file that ends early or is damaged raises `VideoError` naming the file and
 the last time that could be read; frames read before the error are kept on
 the exception (`partial`) or have already been yielded by the iterators.
@@ -256,6 +261,7 @@ class VideoSource:
         self.info = info
         self.path = info.path
         self.stats = DecodeStats()
+        self._kf_interval: dict[float, float | None] = {}
 
     def __repr__(self) -> str:
         i = self.info
@@ -385,6 +391,162 @@ class VideoSource:
             raise
         return frames
 
+    # --- key frames only -------------------------------------------------
+
+    def iter_keyframes(self, t0: float, t1: float, min_gap: float = 0.0,
+                       max_side: int | None = None) -> Iterator[Frame]:
+        """The key frames with t0 <= t < t1, each at its own presentation time.
+
+        One FFmpeg process decodes only key frames (`-skip_frame nokey`, and
+        non-key packets are dropped before the decoder for decoders that
+        ignore skip_frame, e.g. VP9); a key frame is kept only when it is at
+        least `min_gap` seconds after the last one kept (0: keep all). Times
+        are on the same clock as `iter_range` (seconds from the file's start),
+        read per frame from FFmpeg's `showinfo`, so they are exact (1 us).
+        Frames are upright and downscaled like `iter_range`'s, and equal to
+        what `iter_range` returns at the same times.
+
+        Raises VideoError after yielding whatever could be read when the file
+        ends (or breaks) clearly before the range does; `read_keyframes`
+        keeps those frames on the exception.
+        """
+        if min_gap < 0:
+            raise ValueError("min_gap must be >= 0")
+        t0 = max(0.0, t0)
+        end = min(t1, self.info.duration) if self.info.duration else t1
+        if end <= t0:
+            return
+        w, h = output_size(self.info.size, max_side)
+        lead = min(seek_lead(self.info.fps, self.info.container), t0)
+        origin = self.info.start_time
+        # Timestamps as in the file (-copyts), moved to a 1 us time base and
+        # shifted so the file's start is 0. "all" logs every decoded key frame
+        # (to tell a file that ends early from a range that ends); trim stops
+        # the graph (and so the decoding) at the first key frame >= end.
+        keep = f"gte(t,{t0!r})"
+        if min_gap > 0:
+            # 0.1 ms of slack for time-base rounding (1/12800 s, 1001/30000 s).
+            keep += f"*(isnan(prev_selected_t)+gte(t-prev_selected_t,{min_gap - 1e-4!r}))"
+        vf = (f"settb=AVTB,setpts=PTS-{origin!r}/TB,showinfo@all=checksum=0,"
+              f"trim=end={end!r},select='{keep}'")
+        if (w, h) != self.info.size:
+            vf += f",scale={w}:{h}:flags=area"
+        vf += ",showinfo@out=checksum=0"
+        cmd = [ffmpeg_exe(), "-hide_banner", "-nostdin", "-nostats", "-v", "verbose",
+               "-copyts", "-noaccurate_seek", "-skip_frame", "nokey",
+               "-bsf:v", "noise=drop=not(key)",
+               "-ss", f"{t0 - lead:.6f}", "-i", self.path,
+               "-map", "0:v:0", "-an", "-sn", "-dn", "-vf", vf,
+               "-fps_mode", "passthrough", "-f", "rawvideo", "-pix_fmt", "rgb24", "pipe:1"]
+        stats = DecodeStats(processes=1)
+        started = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                bufsize=0)
+        _widen_pipe(proc.stdout)
+        log = _ShowinfoLog()
+        drain = threading.Thread(target=log.drain, args=(proc.stderr,), daemon=True)
+        drain.start()
+        nbytes = w * h * 3
+        got, finished, last_t = 0, False, None
+        missing_pts = False
+        try:
+            while True:
+                buf = _read_exact(proc.stdout, nbytes)
+                if buf is None:
+                    finished = True
+                    break
+                # The frame's showinfo line is logged before the frame is
+                # written, but arrives on another pipe: wait for it.
+                pts = log.wait_out(got)
+                if pts is None:
+                    missing_pts = True
+                    break
+                img = np.frombuffer(buf, np.uint8).reshape(h, w, 3)
+                got += 1
+                stats.frames_returned += 1
+                last_t = pts / 1e6
+                yield Frame(last_t, img)
+        finally:
+            if not finished and proc.poll() is None:
+                proc.kill()
+            proc.stdout.close()
+            rc = proc.wait()
+            drain.join(timeout=5)
+            stats.seconds = time.perf_counter() - started
+            text = "".join(log.lines)
+            dm = _DECODED.search(text)
+            stats.frames_decoded = int(dm.group(1)) if dm else len(log.pts["all"])
+            complaints = _error_lines(log.lines, self.path)
+            stats.warnings.extend(list(dict.fromkeys(complaints))[:5])
+            self.stats.add(stats)
+        keys = sorted(log.pts["all"])
+        last_key = keys[-1] / 1e6 if keys else None
+        why = None
+        if missing_pts:
+            why = "FFmpeg gave no timestamp for a frame"
+        elif rc:
+            why = (complaints[0] if complaints else None) or f"FFmpeg exited with code {rc}"
+        elif last_key is None or last_key < end - self._end_slack(keys, bool(complaints)):
+            # The last key frame is normally within one GOP of the range end
+            # (or past it, when trim stopped the reading).
+            why = (complaints[0] if complaints else None) or "the file ends early"
+        if why:
+            reached = "nothing decoded" if last_key is None else f"last key frame at {last_key:.3f} s"
+            raise VideoError(self.path, f"stopped reading key frames of [{t0:.3f}, {end:.3f}) "
+                             f"({reached}): {why}", last_t)
+
+    @staticmethod
+    def _end_slack(keys: list[int], complained: bool) -> float:
+        """How far before the range end the last key frame may be in a whole file."""
+        gaps = np.diff(keys) / 1e6 if len(keys) >= 2 else np.array([])
+        if len(gaps):
+            return max(1.0, 1.5 * float(gaps.max()) + 0.1)
+        # One key frame seen: the GOP is unknown (x264's default is 250
+        # frames, 10 s at 25 fps); be strict only when FFmpeg complained.
+        return 1.0 if complained else 10.5
+
+    def read_keyframes(self, t0: float, t1: float, min_gap: float = 0.0,
+                       max_side: int | None = None) -> list[Frame]:
+        frames: list[Frame] = []
+        try:
+            for f in self.iter_keyframes(t0, t1, min_gap, max_side):
+                frames.append(f)
+        except VideoError as exc:
+            exc.partial = frames
+            raise
+        return frames
+
+    def keyframe_interval(self, sample_seconds: float = 20.0) -> float | None:
+        """Median gap between key frames in the first `sample_seconds`, or None.
+
+        Measured once per instance by decoding key frames only (at most 64);
+        an intra-only codec (MJPEG) gives 1/fps. None when fewer than two key
+        frames are found. The cost is added to `stats`.
+        """
+        key = float(sample_seconds)
+        if key in self._kf_interval:
+            return self._kf_interval[key]
+        cmd = [ffmpeg_exe(), "-hide_banner", "-nostdin", "-nostats", "-v", "verbose",
+               "-copyts", "-skip_frame", "nokey", "-bsf:v", "noise=drop=not(key)",
+               "-t", f"{sample_seconds:.6f}", "-i", self.path,
+               "-map", "0:v:0", "-an", "-sn", "-dn",
+               "-vf", "settb=AVTB,showinfo@all=checksum=0", "-frames:v", "64",
+               "-fps_mode", "passthrough", "-f", "null", "-"]
+        started = time.perf_counter()
+        proc = subprocess.run(cmd, capture_output=True)
+        log = _ShowinfoLog()
+        for raw in proc.stderr.splitlines(keepends=True):
+            log.feed(raw)
+        text = "".join(log.lines)
+        dm = _DECODED.search(text)
+        keys = sorted(set(log.pts["all"]))
+        self.stats.add(DecodeStats(processes=1,
+                                   frames_decoded=int(dm.group(1)) if dm else len(keys),
+                                   seconds=time.perf_counter() - started))
+        value = float(np.median(np.diff(keys))) / 1e6 if len(keys) >= 2 else None
+        self._kf_interval[key] = value
+        return value
+
 
 def open_video(path: str | Path) -> VideoSource:
     """Opens a video FFmpeg can read; raises VideoError with a clear message."""
@@ -416,3 +578,43 @@ def _drain(stream, sink: list[str]) -> None:
         sink.append(raw.decode("utf-8", "replace"))
     stream.close()
 
+
+
+_SHOWINFO = re.compile(r"\[showinfo@(all|out) @ 0x[0-9a-f]+\] n:\s*\d+ pts:\s*(-?\d+|NOPTS)")
+
+
+class _ShowinfoLog:
+    """FFmpeg's stderr, with the pts of each frame seen by `showinfo@all`
+    and `showinfo@out` (1 us units), read by a thread."""
+
+    def __init__(self):
+        self.lines: list[str] = []
+        self.pts: dict[str, list[int]] = {"all": [], "out": []}
+        self.done = False
+        self._cond = threading.Condition()
+
+    def feed(self, raw: bytes) -> None:
+        line = raw.decode("utf-8", "replace")
+        self.lines.append(line)
+        m = _SHOWINFO.search(line)
+        if m and m.group(2) != "NOPTS":
+            with self._cond:
+                self.pts[m.group(1)].append(int(m.group(2)))
+                self._cond.notify_all()
+
+    def drain(self, stream) -> None:
+        try:
+            for raw in iter(stream.readline, b""):
+                self.feed(raw)
+        finally:
+            stream.close()
+            with self._cond:
+                self.done = True
+                self._cond.notify_all()
+
+    def wait_out(self, k: int) -> int | None:
+        """The pts of output frame k, once its line has arrived (None if never)."""
+        with self._cond:
+            while len(self.pts["out"]) <= k and not self.done:
+                self._cond.wait(1.0)
+            return self.pts["out"][k] if len(self.pts["out"]) > k else None

@@ -336,8 +336,6 @@ def test_rendered_vote_fists_are_found_on_the_voting_seats_only(rendered):
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="known gap (issue 4): with the table-zone hand pass, the resting "
-                   "hands of the seats nearest the camera (1, 10) lie in their zones and read as fists")
 def test_rendered_day_frame_has_no_fist(rendered):
     # nobody votes in the day frame: nothing there may be strong enough to
     # open a fist track (a resting hand is no fist)
@@ -348,17 +346,25 @@ def test_rendered_day_frame_has_no_fist(rendered):
 
 
 @pytest.mark.slow
-def test_rendered_day_frame_masks_are_off_where_a_face_is_seen(rendered):
+def test_rendered_day_frame_masks_are_off(rendered):
+    """Seed 1 was never trained on: in a quiet day frame every seat's mask
+    reads off, from the head window, whether or not a face model ran."""
     truth, cal, times, frames = rendered
+    got = {}
     for lm in frames["day"]:
-        assert "win_dark" in lm.features            # pixel features made in the worker
-    direct = {}
-    seats = cal.camera("cam1").seats
-    for lm in frames["day"]:
-        if lm.pose is None or pose_owner(lm.pose, seats) != lm.seat:
-            continue                                # no own face: only weak cues
-        for f in classify_frames([lm], cal, "cam1"):
-            if f.state.startswith("mask"):
-                direct[f.seat] = f.state
-    assert len(direct) >= 4, direct
-    assert set(direct.values()) == {"mask_off"}, direct
+        assert "win_dark" in lm.features and "app_head_mask_off" in lm.features  # made in the worker
+        masks = [f for f in classify_frames([lm], cal, "cam1") if f.state.startswith("mask")]
+        got[lm.seat] = max(masks, key=lambda f: f.confidence).state if masks else None
+    assert sum(v == "mask_off" for v in got.values()) >= 9, got
+    assert "mask_on" not in got.values(), got
+
+
+@pytest.mark.slow
+def test_rendered_day_frame_runs_no_landmark_model_on_resting_seats(rendered):
+    """Nobody's hand is up and nobody votes in the quiet day frame: the body
+    and zone windows close the gate, so pose and hands run on few seats."""
+    truth, cal, times, frames = rendered
+    ran = [lm.seat for lm in frames["day"] if lm.pose is not None or lm.hands]
+    assert len(ran) <= 2, ran
+    voting = [lm for lm in frames["vote"] if lm.hands]
+    assert len(voting) >= 3          # where votes stand, the zone hands did run

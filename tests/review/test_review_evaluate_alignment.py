@@ -1,0 +1,172 @@
+"""Alignment without protocol times (issue #5): the score in `mafvar eval`, the
+audio cues and mark fusion it relies on, and the sample game end to end."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from engine.generate import random_game
+from engine.protocol import Protocol, load_protocol
+from engine.replay import replay
+from engine.timeline import Kind, build_timeline
+from review.align import Mark, align, audio_marks, expected_marks, fuse_marks
+from review.evaluate import alignment_score, format_alignment
+from sample_videos.audio import Cue, render_audio
+from vision.audio import Audio
+
+ROOT = Path(__file__).resolve().parents[2]
+DEMO = ROOT / "sample_videos" / "demo"
+SCRIPT = ROOT / "scripts" / "eval_alignment.py"
+TIME_KEYS = ("t", "t_end", "t_call_end", "t_call2", "t_thanks")
+
+
+def _timeline(doc):
+    p = Protocol.from_dict(doc)
+    return build_timeline(p, replay(p))
+
+
+def _untimed(doc):
+    doc = json.loads(json.dumps(doc))
+    for ev in doc["events"]:
+        for k in TIME_KEYS:
+            ev.pop(k, None)
+    return doc
+
+
+def _truth():
+    return json.loads((DEMO / "truth.json").read_text())
+
+
+# ------------------------------------------------------------------ the score
+
+def _placed_from_truth(truth, shift=0.0, skip_event=None):
+    """alignment.json-like intervals placed exactly at the truth (+ shift)."""
+    out = [{"kind": "night", "key": f"r{n['index']}.night", "t0": n["nightfall"] + shift, "t1": n["morning"],
+            "anchored_by": "audio", "details": {}} for n in truth["phases"]["nights"]]
+    for rnd in truth["phases"]["votes"]:
+        for c in rnd["calls"]:
+            if c["event"] == skip_event:
+                continue
+            out.append({"kind": "vote_call", "key": f"ev{c['event']}", "event": c["event"],
+                        "t0": c["call"] + shift, "t1": c["thanks"] + shift, "anchored_by": "audio",
+                        "details": {"window_open": c["call_end"] + shift, "window_close": c["thanks"] + shift,
+                                    "window_opens_rule": "call_end"}})
+    return out
+
+
+def test_alignment_score_counts_every_nightfall_call_and_window_edge():
+    truth = _truth()
+    n_calls = sum(len(r["calls"]) for r in truth["phases"]["votes"])
+    s = alignment_score(truth, _placed_from_truth(truth))
+    assert s["marks"] == len(truth["phases"]["nights"]) + 3 * n_calls
+    assert s["within"] == s["marks"] and s["max_error"] == 0.0 and not s["misses"]
+
+
+def test_alignment_score_lists_late_and_unplaced_marks():
+    truth = _truth()
+    ev = truth["phases"]["votes"][0]["calls"][0]["event"]
+    s = alignment_score(truth, _placed_from_truth(truth, shift=0.4, skip_event=ev))
+    assert s["max_error"] == pytest.approx(0.4, abs=1e-6)
+    assert {m["what"] for m in s["misses"]} == {"call", "window_open", "window_close"}
+    assert all(m["placed"] is None and m["event"] == ev for m in s["misses"])
+    lines = format_alignment(s)
+    assert lines[0].startswith(f"alignment: {s['marks'] - 3}/{s['marks']} ")
+    assert sum(1 for line in lines if "miss:" in line) == 3
+    far = alignment_score(truth, _placed_from_truth(truth, shift=1.5))
+    assert far["within"] == 0 and far["max_error"] == pytest.approx(1.5, abs=1e-6)
+
+
+def test_window_opening_at_the_call_is_scored_against_the_call():
+    truth = _truth()
+    placed = _placed_from_truth(truth)
+    for iv in placed:
+        if iv["kind"] == "vote_call":
+            iv["details"]["window_opens_rule"] = "call"
+            iv["details"]["window_open"] = iv["t0"]
+    assert alignment_score(truth, placed)["max_error"] == 0.0
+
+
+# ------------------------------------------------------------------ the marks
+
+def test_a_dip_in_the_room_noise_is_not_a_cue():
+    rate = 16000
+    cues = [Cue(3.0, "vote_call"), Cue(5.5, "thanks"), Cue(9.0, "night")]
+    samples = render_audio(12.0, [], cues, seed=1, rate=rate)
+    # the noise drops out for 80 ms: the band jumps back up by far more than 15 dB
+    samples[int(7.0 * rate):int(7.08 * rate)] = 0.0
+    marks = audio_marks(Audio(samples, rate))
+    assert [(m.kind, round(m.t, 1)) for m in marks] == [("vote_call", 3.0), ("thanks", 5.5), ("nightfall", 9.0)]
+
+
+def test_a_video_mark_confirms_the_audio_cue_instead_of_competing():
+    marks = [Mark("nightfall", 86.03, 0.95, "audio"), Mark("nightfall", 86.5, 1.0, "video"),
+             Mark("vote_call", 55.7, 0.8, "video"), Mark("vote_call", 56.78, 0.9, "audio"),
+             Mark("vote_call", 120.0, 0.7, "video")]
+    fused = fuse_marks(marks)
+    assert [(m.kind, m.t, m.source) for m in fused] == [
+        ("vote_call", 56.78, "audio"), ("nightfall", 86.03, "audio"), ("vote_call", 120.0, "video")]
+    assert fused[0].confidence > 0.9 and fused[1].confidence > 0.95
+
+
+def test_without_times_a_spurious_call_cue_in_the_day_does_not_take_the_vote():
+    doc = random_game(8)
+    truth = _timeline(doc)
+    marks = [Mark(e.kind, e.t, 0.9, "audio") for e in expected_marks(truth) if e.t is not None]
+    first = next(iv for iv in truth if iv.kind is Kind.VOTE_CALL)
+    day = next(iv for iv in truth if iv.kind is Kind.DAY and iv.round == first.round)
+    # a lone call cue in the day's speeches, well before the first call of the vote
+    marks.append(Mark("vote_call", (day.t0 + first.t0) / 2, 0.9, "audio"))
+    marks.sort(key=lambda m: m.t)
+    placed = {p.interval.key: p.interval for p in align(_timeline(_untimed(doc)), marks).placements}
+    for iv in truth:
+        if iv.kind is Kind.VOTE_CALL:
+            assert abs(placed[iv.key].t0 - iv.t0) < 1.0, iv.key
+
+
+def test_the_sample_aligns_from_its_sound_alone_without_times():
+    """Fast: the demo's audio cues (no frames decoded) place every night and vote."""
+    from vision.audio import read_audio
+    doc = _untimed(json.loads((DEMO / "protocol.json").read_text()))
+    al = align(_timeline(doc), audio_marks(read_audio(str(DEMO / "video.mp4"), rate=16000)),
+               use_protocol_times=False)
+    s = alignment_score(_truth(), al.to_dict()["intervals"])
+    assert s["within"] == s["marks"], "\n".join(format_alignment(s))
+    assert s["max_error"] <= 0.15
+
+
+# ------------------------------------------------------------------ end to end
+
+def test_eval_alignment_strips_every_time_and_the_protocol_still_checks(tmp_path):
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("eval_alignment", SCRIPT)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    doc = mod.strip_times(json.loads((DEMO / "protocol.json").read_text()))
+    assert not any(mod.is_time_field(k) for ev in doc["events"] for k in ev)
+    path = tmp_path / "protocol.json"
+    path.write_text(json.dumps(doc))
+    mod.check_untimed(path)
+    assert len(load_protocol(path).events) == len(doc["events"])
+    from mafvar.cli import main
+    assert main(["protocol", "check", str(path)]) == 0
+
+
+@pytest.mark.slow
+def test_sample_without_protocol_times_places_every_nightfall_and_vote_within_a_second(tmp_path):
+    """Issue #5: the whole analysis on the demo video with every time removed."""
+    out = subprocess.run([sys.executable, str(SCRIPT), str(DEMO), "--keep", str(tmp_path), "--json"],
+                         capture_output=True, text=True, timeout=900)
+    assert out.returncode in (0, 1), out.stderr[-3000:]
+    res = json.loads(out.stdout)
+    s = res[0]["alignment"]
+    assert res[0]["mode"] == "untimed" and s["marks"] == 24
+    assert s["within"] == s["marks"], "\n".join(format_alignment(s))
+    assert s["max_error"] <= 1.0
+    # the workspace really had no times
+    assert all(t is None for ev in load_protocol(tmp_path / "untimed" / "protocol.json").events
+               for t in (ev.t, ev.t_end))
