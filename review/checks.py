@@ -53,7 +53,7 @@ def _make(ctx: CheckContext, type_: IncidentType, seats, t0, t1, phase: Interval
 # mean confidence and its length in seconds. A missed foul is a judge's call
 # to make; a false one wastes the 15 minutes of an appeal.
 MIN_EVIDENCE: dict[str, tuple[float, float]] = {
-    "mask_lifted": (0.7, 0.5), "mask_off": (0.7, 0.5), "hand_at_mask": (0.6, 0.5),
+    "mask_lifted": (0.5, 0.5), "mask_off": (0.7, 0.5), "hand_at_mask": (0.6, 0.5),
     "head_up": (0.7, 1.5), "standing": (0.85, 1.0), "touch": (0.6, 0.3),
     "hand_raised": (0.6, 0.3), "shot": (0.6, 0.0), "pointing": (0.6, 0.5), "fingers_shown": (0.6, 0.5),
 }

@@ -45,6 +45,8 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--anchor", action="append", default=[], metavar="KEY=SECONDS",
                    help="pin a timeline key to a video time, e.g. r2.night=2472 (repeatable)")
     p.add_argument("--force", action="store_true", help="re-run every step")
+    p.add_argument("--no-gate", dest="gate", action="store_false",
+                   help="run every scheduled model on every seat-frame (the unoptimised reference; slow)")
 
 
 def _anchors(items: list[str]) -> dict[str, float]:
@@ -77,7 +79,7 @@ def _run(args, quiet: bool):
 
     try:
         stats = analyze(args.game_dir, progress=progress, workers=args.workers, only=args.phase,
-                        anchors=_anchors(args.anchor), force=args.force)
+                        anchors=_anchors(args.anchor), force=args.force, gate=args.gate)
     except AnalysisError as exc:
         raise UserError(str(exc)) from None
     finally:
@@ -110,9 +112,13 @@ def _eval(args) -> int:
 
 
 def _bench(args) -> int:
+    from vision.memory import PeakMemory
     args.force = True if not args.phase else args.force
-    stats = _run(args, quiet=True)
+    with PeakMemory() as peak:
+        stats = _run(args, quiet=True)
     doc = stats.to_json()
+    # the whole process tree at its peak (parent and extraction workers together)
+    doc["peak_rss_mb"] = round(max(doc["peak_rss_mb"], peak.mb), 1)
     if args.json:
         print(json.dumps(doc, indent=1))
         return 0

@@ -144,12 +144,13 @@ def _protocol_span(tl: Sequence[Interval]) -> float | None:
 
 
 def _extract_step(game, schedule, obs_path: Path, step: str, fp_cal, force: bool, workers: int,
-                  say, stats: Stats) -> None:
+                  say, stats: Stats, gate: bool = True) -> None:
     """Extract the schedule's frames into the store unless the step is current."""
     ws = game.ws
     secs, planned = schedule_seconds(schedule)
     stats.scheduled_s += secs
-    fp_ext = _fingerprint(game.video, fp_cal, [[r.t0, r.t1, r.fps, r.models_key] for r in schedule.ranges])
+    fp_ext = _fingerprint(game.video, fp_cal, [[r.t0, r.t1, r.fps, r.models_key] for r in schedule.ranges]
+                          + [["gate", gate]])
     t0 = time.perf_counter()
     # the marker alone is not enough: a committed analysis may ship without the store
     if force or not obs_path.exists() or not _is_current(ws, step, fp_ext):
@@ -167,7 +168,7 @@ def _extract_step(game, schedule, obs_path: Path, step: str, fp_cal, force: bool
             say(step, min(1.0, done[0] / max(1, planned)), f"{done[0]}/{planned} frames")
 
         rep = extract(game.video, game.calibration, schedule, store=obs_path, cam=game.cam,
-                      workers=workers, progress=tick)
+                      workers=workers, progress=tick, gate=gate)
         stats.frames_decoded += rep.decode.frames_decoded
         for k, v in rep.cpu.items():
             stats.cpu[f"cpu:{k}"] = stats.cpu.get(f"cpu:{k}", 0.0) + v
@@ -203,8 +204,10 @@ def _align_step(game, obs_path: Path, anchors, has_times: bool, stats: Stats):
 
 def analyze(game_dir: str | Path, progress: Progress | None = None, workers: int = 2,
             only: Sequence[str] | None = None, anchors: Mapping[str, float] | None = None,
-            force: bool = False) -> Stats:
-    """Run (or resume) every step. `only`: timeline keys to analyse (e.g. "r2.vote")."""
+            force: bool = False, gate: bool = True) -> Stats:
+    """Run (or resume) every step. `only`: timeline keys to analyse (e.g. "r2.vote").
+    `gate=False` runs every scheduled model on every seat-frame (the unoptimised
+    reference the gated path is compared with)."""
     say = progress or (lambda step, frac, msg: None)
     stats = Stats()
     t_start = time.perf_counter()
@@ -234,7 +237,7 @@ def analyze(game_dir: str | Path, progress: Progress | None = None, workers: int
     else:
         schedule = coarse_schedule(game.info.duration)
     obs_path = ws.analysis_dir / "observations.sqlite"
-    _extract_step(game, schedule, obs_path, "extract", fp_cal, force, workers, say, stats)
+    _extract_step(game, schedule, obs_path, "extract", fp_cal, force, workers, say, stats, gate)
 
     # ---- align: states → tracks → marks → alignment
     t0 = time.perf_counter()
@@ -245,7 +248,7 @@ def analyze(game_dir: str | Path, progress: Progress | None = None, workers: int
         # the aligned timeline, into the same store, and the alignment is redone
         # with what it saw.
         dense = plan_schedule(alignment.intervals, game.info.duration, only=only)
-        _extract_step(game, dense, obs_path, "extract_dense", fp_cal, False, workers, say, stats)
+        _extract_step(game, dense, obs_path, "extract_dense", fp_cal, False, workers, say, stats, gate)
         t0 = time.perf_counter()
         tracks, alignment, marks = _align_step(game, obs_path, anchors, has_times, stats)
         stats.wall["align"] += time.perf_counter() - t0

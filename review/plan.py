@@ -40,7 +40,7 @@ class Density:
     shooting: float = 6.0
     check: float = 3.0
     night: float = 1.0
-    day: float = 0.5
+    day: float = 1.0          # key frames only (vision.schedule): cheap, and a stand-up lasts seconds
     # padding around vote calls and nightfall, seconds
     vote_pad: tuple[float, float] = (1.0, 2.0)
     masking_pad: tuple[float, float] = (0.5, 3.0)

@@ -108,34 +108,41 @@ class SeatLandmarker:
 
     def __init__(self, tracking: bool = False, models: Iterable[Model] = ALL_MODELS,
                  min_confidence: float = 0.5, max_hands: int = 2):
-        import mediapipe as mp
-
         self.tracking = tracking
         self.models = tuple(Model(m) for m in models)
-        static = not tracking
-        sol = mp.solutions
-        self._pose = (sol.pose.Pose(static_image_mode=static, model_complexity=1,
-                                    smooth_landmarks=tracking, enable_segmentation=False,
-                                    min_detection_confidence=min_confidence)
-                      if Model.POSE in self.models else None)
-        self._faces = ([("short", sol.face_detection.FaceDetection(0, min_confidence)),
-                        ("full", sol.face_detection.FaceDetection(1, min_confidence))]
-                       if Model.FACE in self.models else [])
-        self._mesh = (sol.face_mesh.FaceMesh(static_image_mode=static, max_num_faces=1,
-                                             refine_landmarks=False,
-                                             min_detection_confidence=min_confidence)
-                      if Model.MESH in self.models else None)
-        self._hands = (sol.hands.Hands(static_image_mode=static, max_num_hands=max_hands,
-                                       model_complexity=1,
-                                       min_detection_confidence=min_confidence)
-                       if Model.HANDS in self.models else None)
+        self._min_confidence = min_confidence
+        self._max_hands = max_hands
+        # Graphs are built on first use: a MediaPipe graph holds tens of MB, and
+        # a seat whose gate stays shut (or a model its ranges never ask for)
+        # should not cost any.
+        self._built: dict[Model, object] = {}
         self.cpu_total: dict[str, float] = {m.value: 0.0 for m in self.models}
         self.calls = 0
 
+    def _model(self, m: Model):
+        if m not in self._built:
+            import mediapipe as mp
+            sol, static, conf = mp.solutions, not self.tracking, self._min_confidence
+            if m is Model.POSE:
+                g = sol.pose.Pose(static_image_mode=static, model_complexity=1, smooth_landmarks=self.tracking,
+                                  enable_segmentation=False, min_detection_confidence=conf)
+            elif m is Model.FACE:
+                g = [("short", sol.face_detection.FaceDetection(0, conf)),
+                     ("full", sol.face_detection.FaceDetection(1, conf))]
+            elif m is Model.MESH:
+                g = sol.face_mesh.FaceMesh(static_image_mode=static, max_num_faces=1, refine_landmarks=False,
+                                           min_detection_confidence=conf)
+            else:
+                g = sol.hands.Hands(static_image_mode=static, max_num_hands=self._max_hands, model_complexity=1,
+                                    min_detection_confidence=conf)
+            self._built[m] = g
+        return self._built[m]
+
     def close(self) -> None:
-        for m in (self._pose, self._mesh, self._hands, *(f for _, f in self._faces)):
-            if m is not None:
-                m.close()
+        for m, g in self._built.items():
+            for graph in ([f for _, f in g] if m is Model.FACE else [g]):
+                graph.close()
+        self._built.clear()
 
     def __enter__(self) -> "SeatLandmarker":
         return self
@@ -154,9 +161,9 @@ class SeatLandmarker:
         out = SeatLandmarks(seat=seat, t=t, crop_box=crop.box)
         cpu = out.cpu
 
-        if self._pose is not None and Model.POSE in want:
+        if Model.POSE in self.models and Model.POSE in want:
             c0 = time.process_time()
-            res = self._pose.process(img)
+            res = self._model(Model.POSE).process(img)
             if res.pose_landmarks:
                 lm = res.pose_landmarks.landmark
                 arr = np.array([[p.x, p.y, p.z, p.visibility] for p in lm], float)
@@ -165,9 +172,9 @@ class SeatLandmarker:
                 out.pose = arr
             cpu[Model.POSE.value] = time.process_time() - c0
 
-        if self._faces and Model.FACE in want:
+        if Model.FACE in self.models and Model.FACE in want:
             c0 = time.process_time()
-            for name, fd in self._faces:
+            for name, fd in self._model(Model.FACE):
                 res = fd.process(img)
                 for d in res.detections or []:
                     bb = d.location_data.relative_bounding_box
@@ -179,9 +186,9 @@ class SeatLandmarker:
                                           float(d.score[0]), name, kps))
             cpu[Model.FACE.value] = time.process_time() - c0
 
-        if self._mesh is not None and Model.MESH in want:
+        if Model.MESH in self.models and Model.MESH in want:
             c0 = time.process_time()
-            res = self._mesh.process(img)
+            res = self._model(Model.MESH).process(img)
             if res.multi_face_landmarks:
                 lm = res.multi_face_landmarks[0].landmark
                 out.mesh = True
@@ -190,9 +197,9 @@ class SeatLandmarker:
                 out.eyes = crop.normalized_to_frame(eyes)
             cpu[Model.MESH.value] = time.process_time() - c0
 
-        if self._hands is not None and Model.HANDS in want:
+        if Model.HANDS in self.models and Model.HANDS in want:
             c0 = time.process_time()
-            res = self._hands.process(img)
+            res = self._model(Model.HANDS).process(img)
             for lms, hd in zip(res.multi_hand_landmarks or [], res.multi_handedness or []):
                 arr = np.array([[p.x, p.y, p.z] for p in lms.landmark], float)
                 arr[:, :2] = crop.normalized_to_frame(arr[:, :2])

@@ -179,6 +179,7 @@ class _WorkerState:
     static: SeatLandmarker | None = None
     zone: dict[str, SeatLandmarker] = field(default_factory=dict)
     gate: bool = True
+    track_seats: bool = False
 
     def zone_hands(self) -> SeatLandmarker:
         """The hands-only model for table-zone crops, in static mode.
@@ -193,7 +194,12 @@ class _WorkerState:
         return self.zone[ZONE_KEY]
 
     def landmarker(self, seat: int, tracking: bool) -> SeatLandmarker:
-        if tracking:
+        """Tracking mode keeps one set of graphs per seat: a pose graph holds
+        ~110 MB and a hands graph ~86 MB (measured), so ten tracked seats cost
+        2 GB per worker. Since the windows gate the models to the few seats
+        with a hand up, the shared static graphs are used unless the worker
+        was built with `track_seats`."""
+        if tracking and self.track_seats:
             if seat not in self.tracking:
                 self.tracking[seat] = SeatLandmarker(tracking=True, models=self.models)
             return self.tracking[seat]

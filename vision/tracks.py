@@ -72,7 +72,9 @@ DEFAULT = Smoothing()
 # Votes must "land and stay"; masks flicker when a hand passes the face.
 PER_STATE: dict[str, Smoothing] = {
     "fist_on_table": Smoothing(on=0.6, off=0.4, min_frames=3, max_gap=0.3),
-    "mask_lifted": Smoothing(on=0.6, off=0.4, min_frames=3, max_gap=0.4),
+    # a peek is brief and the head window wavers between "lifted" and "on"
+    # while the band moves: hold the track through the low frames
+    "mask_lifted": Smoothing(on=0.6, off=0.15, min_frames=3, max_gap=0.5),
 }
 
 
