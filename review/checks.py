@@ -36,7 +36,11 @@ class CheckContext:
 
 def _make(ctx: CheckContext, type_: IncidentType, seats, t0, t1, phase: Interval | None,
           confidence: float, details: dict | None = None, impact: Impact | None = None,
-          extra: str = "", phase_label: str | None = None, phase_key: str | None = None) -> Incident:
+          extra: str = "", phase_label: str | None = None, phase_key: str | None = None) -> Incident | None:
+    """The incident, or None when clipping a track to its phase left no span
+    (a track that only touches the phase's edge)."""
+    if t0 is not None and t1 is not None and t1 < t0:
+        return None
     code = VIOLATION_OF[type_]
     clause, sanction = cite(code, ctx.profile_name) if code else ("", "")
     label = phase_label or (phase.label if phase else "")
@@ -203,7 +207,8 @@ def check_day_behaviour(ctx: CheckContext) -> list[Incident]:
     out = []
     for day in _kinds(ctx, Kind.DAY):
         for tr in _of(ctx.tracks, "touch", "standing"):
-            if tr.seat in day.in_game and tr.overlaps(day.t0, day.t1) and tr.t1 - tr.t0 >= 0.3:
+            # the part inside the day must itself last (a track that only touches its edge is not in it)
+            if tr.seat in day.in_game and min(tr.t1, day.t1) - max(tr.t0, day.t0) >= 0.3:
                 if tr.state == "standing" and _leaves(ctx, tr):
                     continue
                 type_ = T.TOUCH_DAY if tr.state == "touch" else T.STAND_UP
@@ -212,7 +217,7 @@ def check_day_behaviour(ctx: CheckContext) -> list[Incident]:
                                  tr.confidence, {"state": tr.state}))
     for v in _kinds(ctx, Kind.VOTING):
         for tr in _of(ctx.tracks, "pointing", "fingers_shown", "hand_raised"):
-            if tr.seat in v.in_game and tr.overlaps(v.t0, v.t1):
+            if tr.seat in v.in_game and min(tr.t1, v.t1) - max(tr.t0, v.t0) >= 0.3:
                 out.append(_make(ctx, T.VOTE_GESTURE, (tr.seat,), max(tr.t0, v.t0), min(tr.t1, v.t1), v,
                                  tr.confidence, {"state": tr.state, "value": tr.value}))
     return out
@@ -296,7 +301,9 @@ ALL_CHECKS = (check_masking, check_night_behaviour, check_shooting, check_checks
 SUBSUMED_BY: dict[str, tuple[str, ...]] = {
     T.NIGHT_POSE: (T.MASK_LATE, T.PEEK, T.MASK_TOUCH, T.FALSE_SHOT, T.EARLY_GESTURE, T.CHECK_POINTING,
                    T.STAND_UP, T.TOUCH_NIGHT),
-    T.PEEK: (T.MASK_LATE,),
+    # a player reaching over to a neighbour at night leans and turns: the head
+    # window wavers (measured on a rendered game) and the act is the touch
+    T.PEEK: (T.MASK_LATE, T.TOUCH_NIGHT),
 }
 
 
@@ -310,8 +317,10 @@ def run_checks(ctx: CheckContext, recounts: Sequence[CallRecount]) -> list[Incid
     found: dict[str, Incident] = {}
     for check in ALL_CHECKS:
         for inc in check(ctx):
-            found.setdefault(inc.id, inc)
+            if inc is not None:
+                found.setdefault(inc.id, inc)
     for inc in vote_incidents(ctx, recounts) + protocol_incidents(ctx):
-        found.setdefault(inc.id, inc)
+        if inc is not None:
+            found.setdefault(inc.id, inc)
     every = list(found.values())
     return [inc for inc in every if not _subsumed(inc, every)]

@@ -125,6 +125,14 @@ def _bench(args) -> int:
     print(f"video {doc['video_s']:.1f} s, wall {doc['wall_s']:.1f} s, ratio {doc['ratio']}x real time")
     print(f"frames decoded {doc['frames_decoded']} of {doc['frames_total']} "
           f"({doc['frames_decoded'] / max(1, doc['frames_total']):.1%}); peak RSS {doc['peak_rss_mb']} MB")
+    ext = sum(v for k, v in doc["stages"].items() if k.startswith("step:extract"))
+    if doc["frames_analysed"] and ext:
+        print(f"schedule: {doc['frames_analysed']} frames ({doc['seat_frames']} seat crops) in {ext:.1f} s of "
+              f"extraction: {doc['frames_analysed'] / ext:.1f} frames/s, "
+              f"{doc['frames_analysed'] / ext / max(1, args.workers):.1f} per core")
     for k, v in doc["stages"].items():
-        print(f"  {k:<28} {v:8.2f} s")
+        model = k[4:] if k.startswith("cpu:") else None
+        n = doc["model_calls"].get(model) if model else None
+        rate = f"   {n} crops, {n / v:.1f} crops/s per core" if n and v > 0 else ""
+        print(f"  {k:<28} {v:8.2f} s{rate}")
     return 0

@@ -53,6 +53,9 @@ class Stats:
     scheduled_s: float = 0.0
     wall: dict[str, float] = field(default_factory=dict)     # step -> wall seconds
     cpu: dict[str, float] = field(default_factory=dict)      # stage -> CPU seconds (models, decode)
+    calls: dict[str, int] = field(default_factory=dict)      # model -> crops it ran on
+    frames: int = 0                                          # frames analysed
+    seat_frames: int = 0
     warnings: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
 
@@ -67,6 +70,8 @@ class Stats:
                 "peak_rss_mb": round(max(peak, kids), 1),
                 "stages": {**{f"step:{k}": round(v, 3) for k, v in self.wall.items()},
                            **{k: round(v, 3) for k, v in self.cpu.items()}},
+                "frames_analysed": self.frames, "seat_frames": self.seat_frames,
+                "model_calls": dict(self.calls),
                 "warnings": self.warnings, "skipped": self.skipped}
 
 
@@ -172,6 +177,10 @@ def _extract_step(game, schedule, obs_path: Path, step: str, fp_cal, force: bool
         stats.frames_decoded += rep.decode.frames_decoded
         for k, v in rep.cpu.items():
             stats.cpu[f"cpu:{k}"] = stats.cpu.get(f"cpu:{k}", 0.0) + v
+        for k, n in rep.calls.items():
+            stats.calls[k] = stats.calls.get(k, 0) + n
+        stats.frames += rep.frames
+        stats.seat_frames += rep.seat_frames
         stats.warnings.extend(rep.errors)
         if rep.chunks_done + rep.chunks_skipped == rep.chunks_total:
             ws.mark_done(step, {"fingerprint": fp_ext, "frames": rep.frames,

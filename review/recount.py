@@ -68,6 +68,12 @@ class CallRecount:
         return d
 
 
+# The sampling interval of vote windows (review/plan.py samples them at 5 fps):
+# a placement or a lift is known to within one frame, so a timing foul is only
+# flagged when it is clear by more than that.
+TIMING_MARGIN = 0.2
+
+
 def _passes(intervals: Iterable[Interval]) -> list[list[Interval]]:
     """Vote-call intervals grouped by (round, pass), in call order."""
     groups: dict[tuple[int, int], list[Interval]] = {}
@@ -115,10 +121,14 @@ def recount_pass(calls: list[Interval], placements: Mapping[int, list[Placement]
             else:
                 v.counted = True
                 voted.add(seat)
-                if reason == "early":
+                open_ = call.details.get("window_open")
+                # a foul needs the margin of the sampling: a fist first seen a frame
+                # before the window may have landed on time
+                if reason == "early" and open_ is not None and open_ - pl.t_place > TIMING_MARGIN:
                     v.flags.append("early_vote")
             close = call.details.get("window_close")
-            if v.counted and close is not None and pl.t_lift is not None and pl.t_lift < close:
+            # t_lift is the last frame the fist was seen: it rose within the next frame
+            if v.counted and close is not None and pl.t_lift is not None and pl.t_lift + TIMING_MARGIN < close:
                 v.flags.append("early_lift")
             verdicts[call.key].append(v)
     out: list[CallRecount] = []

@@ -101,3 +101,13 @@ def test_incident_ids_are_stable_across_runs():
     a = {i.id for i in check(tracks)}
     b = {i.id for i in check(tracks)}
     assert a == b and a
+
+
+def test_a_track_that_only_touches_a_phase_edge_is_not_an_incident_there():
+    # standing from the last second of the night into the first 0.2 s of the day,
+    # and a gesture track ending as the vote starts: no span inside either phase
+    tracks = [Track(4, "standing", 49.0, 50.2, 0.95), Track(4, "hand_raised", 57.0, 59.1, 0.9, "1")]
+    got = check(tracks)
+    assert not [i for i in got if i.type.value in ("stand_up", "vote_gesture") and i.t0 is not None
+                and i.t0 >= 50.0]
+    assert all(i.t1 is None or i.t0 is None or i.t1 >= i.t0 for i in got)

@@ -113,3 +113,12 @@ def test_recount_accuracy_counts_cells_over_eligible_voters():
     assert recount_accuracy(rc, truth) == 1.0
     truth_wrong = {(1, 0, 5): {1, 2, 3, 4}, (1, 0, 7): {5, 6, 7, 8, 9}}
     assert recount_accuracy(rc, truth_wrong) == 1 - 2 / 18
+
+
+def test_timing_fouls_need_more_than_one_sampled_frame_of_margin():
+    # first seen 0.1 s before the window opens (61.0) and last seen 0.1 s before
+    # "thank you" (62.5): within one frame at 5 fps, so counted without a foul
+    rc, _ = run(protocol(2, 7), {3: [fist(3, 60.9, lift=62.4)], 6: [fist(6, 60.5, lift=61.9)]})
+    v3, v6 = sorted(rc[0].voters[:2], key=lambda v: v.seat)
+    assert v3.counted and v3.flags == []
+    assert v6.counted and v6.flags == ["early_vote", "early_lift"]
