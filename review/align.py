@@ -104,14 +104,15 @@ def audio_marks(audio, tones: Mapping[str, Sequence[float]] | None = None) -> li
     `tones` maps a cue to its frequencies; the default is the convention of
     mafvar's synthetic games (sample_videos/audio.py). A tournament with an
     electronic clicker sets its own."""
-    from vision.audio import band_energy, onsets
+    from vision.audio import band_energies, onsets
     tones = tones or {"vote_call": (1000.0,), "thanks": (1500.0,),
                       "nightfall": (1200.0, 800.0), "morning": (800.0, 1200.0)}
     if audio is None or audio.samples.size == 0:
         return []
     hits: dict[float, list[tuple[float, float]]] = {}
-    for f in sorted({f for fs in tones.values() for f in fs}):
-        env = band_energy(audio, f - 40.0, f + 40.0, win=0.04, hop=0.01)
+    freqs = sorted({f for fs in tones.values() for f in fs})
+    envs = band_energies(audio, [(f - 40.0, f + 40.0) for f in freqs], win=0.04, hop=0.01)
+    for f, env in zip(freqs, envs):
         hits[f] = [(t, 1.0) for t in _standing_out(env, onsets(env, rise_db=CUE_RISE_DB, min_gap=0.3))]
     out: list[Mark] = []
     used: set[tuple[float, float]] = set()

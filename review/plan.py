@@ -36,9 +36,9 @@ class Density:
     # a vote fist stays >= 1 s; 5 fps times its landing to 0.2 s
     vote: float = 5.0
     masking: float = 5.0
-    morning: float = 3.0
+    morning: float = 1.0      # key frames: the masks come off over seconds, the audio cue times it
     shooting: float = 6.0
-    check: float = 3.0
+    check: float = 1.0        # key frames: a gesture to the Don or Sheriff is held for seconds
     night: float = 1.0
     day: float = 1.0          # key frames only (vision.schedule): cheap, and a stand-up lasts seconds
     # padding around vote calls and nightfall, seconds

@@ -6,6 +6,8 @@ onsets and sustained-activity intervals, without knowing what they mean.
 """
 from __future__ import annotations
 
+from typing import Sequence
+
 import subprocess
 from dataclasses import dataclass
 
@@ -78,15 +80,36 @@ def short_time_energy(audio: Audio, win: float = 0.05, hop: float = 0.025) -> En
 def band_energy(audio: Audio, f_lo: float, f_hi: float, win: float = 0.05,
                 hop: float = 0.025) -> Envelope:
     """Energy of [f_lo, f_hi) Hz per window (Hann-windowed FFT)."""
+    return band_energies(audio, [(f_lo, f_hi)], win, hop)[0]
+
+
+# windows transformed at once: bounds the memory of a 2-hour track (all its
+# windows at once would be gigabytes) without slowing the FFT down
+BLOCK_WINDOWS = 8192
+
+
+def band_energies(audio: Audio, bands: Sequence[tuple[float, float]], win: float = 0.05,
+                  hop: float = 0.025) -> list[Envelope]:
+    """`band_energy` for several bands from one pass of FFTs, block by block."""
     w, h = max(8, int(win * audio.rate)), max(1, int(hop * audio.rate))
-    fr = _frames(audio.samples, w, h) * np.hanning(w)[None, :]
-    spec = np.abs(np.fft.rfft(fr, axis=1)) ** 2
+    x = audio.samples
+    if len(x) < w:
+        x = np.pad(x, (0, w - len(x)))
+    n = 1 + (len(x) - w) // h
+    hann = np.hanning(w)
     freqs = np.fft.rfftfreq(w, 1.0 / audio.rate)
-    band = (freqs >= f_lo) & (freqs < f_hi)
+    masks = [(freqs >= lo) & (freqs < hi) for lo, hi in bands]
     # Normalised so a full-scale sine in the band reads about 0 dB - 3.
-    power = spec[:, band].sum(axis=1) * 2 / (np.sum(np.hanning(w) ** 2) * w)
-    times = audio.t0 + (np.arange(len(fr)) * h + w / 2) / audio.rate
-    return Envelope(times, 10 * np.log10(power + 1e-12))
+    norm = 2 / (np.sum(hann ** 2) * w)
+    power = np.empty((len(bands), n))
+    for a in range(0, n, BLOCK_WINDOWS):
+        b = min(n, a + BLOCK_WINDOWS)
+        idx = np.arange(w)[None, :] + h * np.arange(a, b)[:, None]
+        spec = np.abs(np.fft.rfft(x[idx] * hann[None, :], axis=1)) ** 2
+        for k, m in enumerate(masks):
+            power[k, a:b] = spec[:, m].sum(axis=1) * norm
+    times = audio.t0 + (np.arange(n) * h + w / 2) / audio.rate
+    return [Envelope(times, 10 * np.log10(pw + 1e-12)) for pw in power]
 
 
 def onsets(env: Envelope, rise_db: float = 12.0, min_gap: float = 0.2) -> list[float]:
