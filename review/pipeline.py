@@ -191,14 +191,23 @@ def _extract_step(game, schedule, obs_path: Path, step: str, fp_cal, force: bool
     stats.wall[step] = time.perf_counter() - t0
 
 
-def _align_step(game, obs_path: Path, anchors, has_times: bool, stats: Stats):
-    """States → tracks → marks (video and audio) → alignment."""
+def _selected(key: str, only: Sequence[str]) -> bool:
+    """Is a timeline key (or a key below it, e.g. r2.vote.p0.c5 under r2.vote) selected?"""
+    return any(key == k or key.startswith(k + ".") or k.startswith(key + ".") for k in only)
+
+
+def _align_step(game, obs_path: Path, anchors, has_times: bool, stats: Stats,
+                span: tuple[float, float] | None = None):
+    """States → tracks → marks (video and audio) → alignment. `span`: the only
+    stretch of the recording that matters (one phase of a timed protocol):
+    the audio is read there alone."""
     tracks = seat_tracks(obs_path, game)
     marks: list[Mark] = video_marks(tracks)
     if game.info.has_audio:
         try:
             from vision.audio import read_audio
-            marks += audio_marks(read_audio(str(game.video), rate=16000))
+            a, b = span if span is not None else (0.0, None)
+            marks += audio_marks(read_audio(str(game.video), rate=16000, t0=a, t1=b))
         except Exception as exc:  # a broken audio track must not stop the review
             stats.warnings.append(f"{game.video.name}: audio unreadable, aligning from the picture only ({exc})")
     marks.sort(key=lambda m: m.t)
@@ -250,7 +259,11 @@ def analyze(game_dir: str | Path, progress: Progress | None = None, workers: int
 
     # ---- align: states → tracks → marks → alignment
     t0 = time.perf_counter()
-    tracks, alignment, marks = _align_step(game, obs_path, anchors, has_times, stats)
+    span = None
+    if only and has_times and schedule.ranges:
+        # one phase in a hurry: its cues are all the alignment needs (the protocol times place the rest)
+        span = (max(0.0, schedule.ranges[0].t0 - 30.0), schedule.ranges[-1].t1 + 30.0)
+    tracks, alignment, marks = _align_step(game, obs_path, anchors, has_times, stats, span)
     stats.wall["align"] = time.perf_counter() - t0
     if not has_times:
         # The coarse pass found the nights and votes; now the dense plan runs on
@@ -270,6 +283,9 @@ def analyze(game_dir: str | Path, progress: Progress | None = None, workers: int
     # ---- recount
     t0 = time.perf_counter()
     recounts = recount(alignment.intervals, fist_placements(tracks), game.replay.profile)
+    if only:
+        # the other calls were not looked at: recounting them would read "no fists"
+        recounts = [rc for rc in recounts if _selected(rc.key, only)]
     write_recount(ws, recounts)
     ws.mark_done("recount", {"calls": len(recounts)})
     stats.wall["recount"] = time.perf_counter() - t0
@@ -278,6 +294,8 @@ def analyze(game_dir: str | Path, progress: Progress | None = None, workers: int
     t0 = time.perf_counter()
     ctx = CheckContext(game.protocol, game.replay, alignment.intervals, tracks, game.replay.profile.name)
     incidents = run_checks(ctx, recounts)
+    if only:
+        incidents = [i for i in incidents if i.source.value != "video" or _selected(i.phase.key, only)]
     stats.wall["checks"] = time.perf_counter() - t0
 
     save_incidents(ws.incidents_path, incidents, game=_game_meta(game))

@@ -93,7 +93,7 @@ def _in_window(t: float, open_: float, close: float, inclusive: bool) -> bool:
 
 
 def recount_pass(calls: list[Interval], placements: Mapping[int, list[Placement]],
-                 profile: Profile) -> list[CallRecount]:
+                 profile: Profile, until: float | None = None) -> list[CallRecount]:
     """Recount one voting pass (a list of candidate calls in order)."""
     inclusive = _closes_inclusive(profile)
     form_voids = profile.wrong_form in ("removal_vote_void",)
@@ -102,7 +102,7 @@ def recount_pass(calls: list[Interval], placements: Mapping[int, list[Placement]
     voted: set[int] = set()
     for seat in eligible:
         for pl in sorted(placements.get(seat, []), key=lambda p: p.t_place):
-            idx, reason = _assign(pl, calls, inclusive)
+            idx, reason = _assign(pl, calls, inclusive, until)
             if idx is None:
                 continue  # outside this pass altogether
             call = calls[idx]
@@ -147,7 +147,8 @@ def recount_pass(calls: list[Interval], placements: Mapping[int, list[Placement]
     return out
 
 
-def _assign(pl: Placement, calls: list[Interval], inclusive: bool) -> tuple[int | None, str]:
+def _assign(pl: Placement, calls: list[Interval], inclusive: bool,
+            until: float | None = None) -> tuple[int | None, str]:
     """Which call a placement belongs to, and how (rules-spec 4.1, rules 1 and the windows)."""
     t = pl.t_place
     lift = pl.t_lift if pl.t_lift is not None else float("inf")
@@ -167,7 +168,8 @@ def _assign(pl: Placement, calls: list[Interval], inclusive: bool) -> tuple[int 
     if last is not None and last.details.get("window_close") is not None and t >= last.details["window_close"]:
         # After the last "thank you": late only while the pass is still being counted.
         end = last.t1 if last.t1 is not None else last.details["window_close"]
-        if t < end + 3.0:
+        # ... and not once the next vote (a revote, an "all leave?" vote) has begun
+        if t < min(end + 3.0, until if until is not None else float("inf")):
             return len(calls) - 1, "late"
     return None, ""
 
@@ -176,8 +178,12 @@ def recount(intervals: list[Interval], placements: Mapping[int, list[Placement]]
             profile: Profile) -> list[CallRecount]:
     """Recount every pass of the game."""
     out: list[CallRecount] = []
+    votes = sorted(iv.t0 for iv in intervals if iv.kind in (Kind.VOTE_CALL, Kind.RAISE_VOTE) and iv.t0 is not None)
     for calls in _passes(intervals):
-        out.extend(recount_pass(calls, placements, profile))
+        last = calls[-1].t0
+        until = next((t for t in votes if last is not None and t > last and
+                      not any(c.t0 == t for c in calls)), None)
+        out.extend(recount_pass(calls, placements, profile, until))
     return out
 
 

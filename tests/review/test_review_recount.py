@@ -122,3 +122,21 @@ def test_timing_fouls_need_more_than_one_sampled_frame_of_margin():
     v3, v6 = sorted(rc[0].voters[:2], key=lambda v: v.seat)
     assert v3.counted and v3.flags == []
     assert v6.counted and v6.flags == ["early_vote", "early_lift"]
+
+
+def test_fists_of_the_next_vote_are_not_late_votes_of_this_one():
+    # a revote follows 1.5 s after "thank you": the fists placed for it belong to it
+    p = protocol(5, 5)
+    rep = replay(p)
+    tl = build_timeline(p, rep)
+    from dataclasses import replace as _r
+    from engine.timeline import Kind
+    nxt = next(iv for iv in tl if iv.kind is Kind.VOTE_CALL and iv.details["candidate"] == 7)
+    fake = _r(nxt, key="r9.raise", kind=Kind.RAISE_VOTE, t0=67.5, t1=70.0)
+    placements = {s: [fist(s, 61.3)] for s in (1, 2, 3, 4, 6)}
+    placements[1].append(fist(1, 68.0))
+    with_next = recount(tl + [fake], placements, rep.profile)
+    without = recount(tl, placements, rep.profile)
+    flagged = lambda rc: [f for c in rc for v in c.voters for f in v.flags]
+    assert "double_vote" in flagged(without)          # the old reading: a second vote, late
+    assert "double_vote" not in flagged(with_next)
