@@ -354,14 +354,7 @@ class VideoSource:
 
     def read_range(self, t0: float, t1: float, fps: float,
                    max_side: int | None = None) -> list[Frame]:
-        frames: list[Frame] = []
-        try:
-            for f in self.iter_range(t0, t1, fps, max_side):
-                frames.append(f)
-        except VideoError as exc:
-            exc.partial = frames
-            raise
-        return frames
+        return _collect(self.iter_range(t0, t1, fps, max_side))
 
     def iter_ranges(self, ranges: Iterable[TimeRange],
                     max_side: int | None = None) -> Iterator[Frame]:
@@ -507,14 +500,7 @@ class VideoSource:
 
     def read_keyframes(self, t0: float, t1: float, min_gap: float = 0.0,
                        max_side: int | None = None) -> list[Frame]:
-        frames: list[Frame] = []
-        try:
-            for f in self.iter_keyframes(t0, t1, min_gap, max_side):
-                frames.append(f)
-        except VideoError as exc:
-            exc.partial = frames
-            raise
-        return frames
+        return _collect(self.iter_keyframes(t0, t1, min_gap, max_side))
 
     def keyframe_interval(self, sample_seconds: float = 20.0) -> float | None:
         """Median gap between key frames in the first `sample_seconds`, or None.
@@ -546,6 +532,19 @@ class VideoSource:
         value = float(np.median(np.diff(keys))) / 1e6 if len(keys) >= 2 else None
         self._kf_interval[key] = value
         return value
+
+
+def _collect(frames: Iterator[Frame]) -> list[Frame]:
+    """A frame iterator as a list; on a VideoError the frames read so far
+    ride on it as `partial`."""
+    out: list[Frame] = []
+    try:
+        for f in frames:
+            out.append(f)
+    except VideoError as exc:
+        exc.partial = out
+        raise
+    return out
 
 
 def open_video(path: str | Path) -> VideoSource:
