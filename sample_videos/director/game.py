@@ -184,6 +184,28 @@ def _night(table: _Table, rng: random.Random, kill: bool, checked: dict) -> tupl
     return events, victim
 
 
+def _roles(seats: list[int], blacks: list[int], don: int, sheriff: int) -> dict[int, str]:
+    return {s: ("don" if s == don else "maf" if s in blacks else "sheriff" if s == sheriff else "civ")
+            for s in seats}
+
+
+def _protocol(seed: int, profile: str, forbidden_raise: bool, names: list[str], roles: dict[int, str],
+              events: list[dict]) -> dict:
+    """The native protocol document of a scripted game."""
+    game = {"tournament": "mafvar synthetic", "table": 1, "number": seed,
+            "judge": "Synth", "profile": profile}
+    if forbidden_raise:
+        game["overrides"] = dict(FORBID_DAY1_RAISE)
+    return {
+        "format": "mafvar-protocol",
+        "version": 1,
+        "game": game,
+        "cameras": [{"id": "cam1", "file": "video.mp4", "offset": 0.0}],
+        "seats": [{"seat": s, "name": names[s - 1], "role": roles[s]} for s in sorted(roles)],
+        "events": events,
+    }
+
+
 def sample_game(seed: int, profile: str = "mafclub-2023", forbidden_raise: bool = False) -> dict:
     """The untimed judge's protocol of the scripted sample game for `seed`."""
     rng = stream(seed, "game")
@@ -191,8 +213,7 @@ def sample_game(seed: int, profile: str = "mafclub-2023", forbidden_raise: bool 
     blacks = sorted(rng.sample(seats, 3))
     don = rng.choice(blacks)
     sheriff = rng.choice([s for s in seats if s not in blacks])
-    roles = {s: ("don" if s == don else "maf" if s in blacks else "sheriff" if s == sheriff else "civ")
-             for s in seats}
+    roles = _roles(seats, blacks, don, sheriff)
     names = rng.sample(NAMES, 10)
     table = _Table(roles)
     checked: dict[str, list[int]] = {"don": [], "sheriff": []}
@@ -256,18 +277,7 @@ def sample_game(seed: int, profile: str = "mafclub-2023", forbidden_raise: bool 
     ev += night
     ev.append({"type": "morning"})
 
-    game = {"tournament": "mafvar synthetic", "table": 1, "number": seed,
-            "judge": "Synth", "profile": profile}
-    if forbidden_raise:
-        game["overrides"] = dict(FORBID_DAY1_RAISE)
-    return {
-        "format": "mafvar-protocol",
-        "version": 1,
-        "game": game,
-        "cameras": [{"id": "cam1", "file": "video.mp4", "offset": 0.0}],
-        "seats": [{"seat": s, "name": names[s - 1], "role": roles[s]} for s in seats],
-        "events": ev,
-    }
+    return _protocol(seed, profile, forbidden_raise, names, roles, ev)
 
 
 # ------------------------------------------------------------ the full game
@@ -332,8 +342,7 @@ def full_game(seed: int, profile: str = "mafclub-2023", forbidden_raise: bool = 
     mafs = [s for s in blacks if s != don]
     rng.shuffle(mafs)
     sheriff = rng.choice([s for s in seats if s not in blacks])
-    roles = {s: ("don" if s == don else "maf" if s in blacks else "sheriff" if s == sheriff else "civ")
-             for s in seats}
+    roles = _roles(seats, blacks, don, sheriff)
     names = rng.sample(NAMES, 10)
     table = _Table(roles)
     checked: dict[str, list[int]] = {"don": [], "sheriff": []}
@@ -422,15 +431,4 @@ def full_game(seed: int, profile: str = "mafclub-2023", forbidden_raise: bool = 
     ev += _vote_day(table, rng, [o6, don], [2, 2], don, revote=[1, 3])
     ev.append({"type": "result", "winner": "civ"})
 
-    game = {"tournament": "mafvar synthetic", "table": 1, "number": seed,
-            "judge": "Synth", "profile": profile}
-    if forbidden_raise:
-        game["overrides"] = dict(FORBID_DAY1_RAISE)
-    return {
-        "format": "mafvar-protocol",
-        "version": 1,
-        "game": game,
-        "cameras": [{"id": "cam1", "file": "video.mp4", "offset": 0.0}],
-        "seats": [{"seat": s, "name": names[s - 1], "role": roles[s]} for s in seats],
-        "events": ev,
-    }
+    return _protocol(seed, profile, forbidden_raise, names, roles, ev)

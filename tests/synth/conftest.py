@@ -4,11 +4,8 @@ from __future__ import annotations
 import pytest
 
 from sample_videos.synth import SynthOptions, build_game
+from synth_shared import ALL_PLAYER_A, ALL_PLAYER_B
 
-# Every violation type the director can put into a game, spread over two games
-# (one fist per voter and round keeps them from colliding).
-ALL_PLAYER_A = ("mask_late", "peek", "false_shot", "late_vote", "wrong_form", "double_vote", "touch_day")
-ALL_PLAYER_B = ("mask_touch", "night_pose", "early_vote", "early_lift", "stand_up", "touch_night", "miscount")
 
 
 @pytest.fixture(scope="session")

@@ -9,13 +9,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from synth_shared import ALL_PLAYER_A, ALL_PLAYER_B, leaders, recount
 
 from mafvar.cli import main
 from sample_videos.synth import REUSE_HOLD, SynthOptions, build_game
-
-# as in conftest.py: every player violation type, spread over two games
-ALL_PLAYER_A = ("mask_late", "peek", "false_shot", "late_vote", "wrong_form", "double_vote", "touch_day")
-ALL_PLAYER_B = ("mask_touch", "night_pose", "early_vote", "early_lift", "stand_up", "touch_night", "miscount")
 
 DEMO = Path(__file__).resolve().parents[2] / "sample_videos" / "demo"
 FPS = 25
@@ -28,27 +25,6 @@ def full_games():
         "A": build_game(SynthOptions(seed=3, realistic_timing=True, inject=ALL_PLAYER_A + ("protocol_audit",))),
         "B": build_game(SynthOptions(seed=4, realistic_timing=True, inject=ALL_PLAYER_B)),
     }
-
-
-def _leaders(counts):
-    top = max(counts.values())
-    return sorted(c for c, n in counts.items() if n == top)
-
-
-def _recount(truth, rnd):
-    """MC recount from truth.json alone (as in test_synth_sample)."""
-    counts = {c["candidate"]: 0 for c in rnd["calls"]}
-    voted = set()
-    for v in sorted((v for v in truth["votes"] if v["round"] == rnd["round"]), key=lambda v: (v["call"], v["t_place"])):
-        call = rnd["calls"][v["call"]]
-        in_window = call["call_end"] <= v["t_place"] < call["thanks"] or (
-            v["t_place"] < call["call_end"] < v["t_lift"])
-        if v["form"] == "thumb_up" and in_window and v["seat"] not in voted:
-            voted.add(v["seat"])
-            counts[call["candidate"]] += 1
-    if rnd["kind"] != "raise":
-        counts[rnd["calls"][-1]["candidate"]] += len(set(rnd["eligible"]) - voted)
-    return counts
 
 
 def test_full_game_lasts_an_hour_with_real_speech_lengths(full_games):
@@ -95,12 +71,12 @@ def test_full_game_truth_agrees_with_the_record(full_games):
                     assert len(fists) == 1
                     if (rnd["round"], seat) not in flagged:
                         assert call["call_end"] <= fists[0]["t_place"] < call["thanks"] < fists[0]["t_lift"]
-            judged = _leaders({c["candidate"]: c["announced"] for c in rnd["calls"]})
+            judged = leaders({c["candidate"]: c["announced"] for c in rnd["calls"]})
             if rnd["kind"] != "raise":
                 if rnd["round"] in miscounted:
-                    assert _leaders(_recount(truth, rnd)) != judged
+                    assert leaders(recount(truth, rnd)) != judged
                 else:
-                    assert _leaders(_recount(truth, rnd)) == judged
+                    assert leaders(recount(truth, rnd)) == judged
         # everything the truth times lies inside the video
         assert all(0 <= s["t0"] <= s["t1"] <= truth["duration"] + 0.01 for s in truth["seat_states"])
 

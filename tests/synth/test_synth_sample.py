@@ -6,8 +6,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 import pytest
-
-THUMB = "thumb_up"
+from synth_shared import THUMB, leaders, recount
 
 
 def _events(game, kind):
@@ -28,29 +27,6 @@ def _nights(protocol):
     return out
 
 
-def _recount(truth, rnd):
-    """MC recount from truth.json alone: a fist counts if thumb-up and placed
-    in [call end, thank you) (or placed early and still down when the window
-    opens); a voter's first counted fist only; non-voters go to the last."""
-    counts = {c["candidate"]: 0 for c in rnd["calls"]}
-    voted = set()
-    for v in sorted((v for v in truth["votes"] if v["round"] == rnd["round"]), key=lambda v: (v["call"], v["t_place"])):
-        call = rnd["calls"][v["call"]]
-        in_window = call["call_end"] <= v["t_place"] < call["thanks"] or (
-            v["t_place"] < call["call_end"] < v["t_lift"])
-        if v["form"] == THUMB and in_window and v["seat"] not in voted:
-            voted.add(v["seat"])
-            counts[call["candidate"]] += 1
-    if rnd["kind"] != "raise":
-        counts[rnd["calls"][-1]["candidate"]] += len(set(rnd["eligible"]) - voted)
-    return counts
-
-
-def _leaders(counts):
-    top = max(counts.values())
-    return sorted(c for c, n in counts.items() if n == top)
-
-
 @pytest.mark.parametrize("seed", [7, 8, 21])
 def test_default_sample_properties(games, seed):
     game = games[("default", seed)]
@@ -59,7 +35,7 @@ def test_default_sample_properties(games, seed):
     # Two days with votes, one of them a tie (by the judge's announced counts).
     rounds = [r for r in truth["phases"]["votes"] if r["kind"] != "raise"]
     assert len({r["day"] for r in rounds}) >= 2
-    assert any(len(_leaders({c["candidate"]: c["announced"] for c in r["calls"]})) > 1 for r in rounds)
+    assert any(len(leaders({c["candidate"]: c["announced"] for c in r["calls"]})) > 1 for r in rounds)
     # Two shooting nights: one kill (all mafiosi on one seat), one miss; checks in both.
     black = {p["seat"] for p in proto["seats"] if p["role"] in ("maf", "don")}
     shooting = [n for n in _nights(proto) if any(e["type"] == "shooting_call" for e in n)]
@@ -77,8 +53,8 @@ def test_default_sample_properties(games, seed):
     assert kinds.count("miscount") == 1
     mis = next(v for v in truth["violations"] if v["type"] == "miscount")
     rnd = truth["phases"]["votes"][mis["details"]["round"]]
-    judged = _leaders({c["candidate"]: c["announced"] for c in rnd["calls"]})
-    true = _leaders(_recount(truth, rnd))
+    judged = leaders({c["candidate"]: c["announced"] for c in rnd["calls"]})
+    true = leaders(recount(truth, rnd))
     assert len(judged) == 1 and len(true) == 1 and judged != true
     # The missed fist is in the video (truth) but not in the judge's list.
     fist = [v for v in truth["votes"] if v["round"] == rnd["round"] and v["seat"] == mis["seats"][0]]
@@ -103,7 +79,7 @@ def test_votes_match_the_judges_record_except_injections(games, key):
                     assert f["form"] == THUMB
         changed = {v["details"].get("round") for v in truth["violations"] if v["type"] == "miscount"}
         if rnd["round"] not in changed and rnd["kind"] != "raise":
-            assert _leaders(_recount(truth, rnd)) == _leaders({c["candidate"]: c["announced"] for c in rnd["calls"]})
+            assert leaders(recount(truth, rnd)) == leaders({c["candidate"]: c["announced"] for c in rnd["calls"]})
 
 
 def _states(truth, seat, layer):
