@@ -130,6 +130,8 @@ def _bench(args) -> int:
         print(f"schedule: {doc['frames_analysed']} frames ({doc['seat_frames']} seat crops) in {ext:.1f} s of "
               f"extraction: {doc['frames_analysed'] / ext:.1f} frames/s, "
               f"{doc['frames_analysed'] / ext / max(1, args.workers):.1f} per core")
+        print(f"still seats carried from their last analysed frame: {doc['seat_frames_carried']} of "
+              f"{doc['seat_frames']} seat crops")
     for k, v in doc["stages"].items():
         model = k[4:] if k.startswith("cpu:") else None
         n = doc["model_calls"].get(model) if model else None

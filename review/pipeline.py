@@ -56,6 +56,7 @@ class Stats:
     calls: dict[str, int] = field(default_factory=dict)      # model -> crops it ran on
     frames: int = 0                                          # frames analysed
     seat_frames: int = 0
+    carried: int = 0                                         # seat-frames carried from a still seat
     warnings: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
 
@@ -71,6 +72,7 @@ class Stats:
                 "stages": {**{f"step:{k}": round(v, 3) for k, v in self.wall.items()},
                            **{k: round(v, 3) for k, v in self.cpu.items()}},
                 "frames_analysed": self.frames, "seat_frames": self.seat_frames,
+                "seat_frames_carried": self.carried,
                 "model_calls": dict(self.calls),
                 "warnings": self.warnings, "skipped": self.skipped}
 
@@ -181,6 +183,7 @@ def _extract_step(game, schedule, obs_path: Path, step: str, fp_cal, force: bool
             stats.calls[k] = stats.calls.get(k, 0) + n
         stats.frames += rep.frames
         stats.seat_frames += rep.seat_frames
+        stats.carried += rep.carried
         stats.warnings.extend(rep.errors)
         if rep.chunks_done + rep.chunks_skipped == rep.chunks_total:
             ws.mark_done(step, {"fingerprint": fp_ext, "frames": rep.frames,

@@ -60,12 +60,18 @@ def _seeds(text: str) -> list[int]:
 # rendered, so a wrong-form vote, a touch or a stand-up is seen hundreds of times.
 FOCUS_FROM = 200
 FOCUS_SET = ("wrong_form", "touch_day", "stand_up", "peek", "mask_touch")
+# From this seed up the focus games hold the weakest body classes only: a touch
+# by day and by night and a hand at the mask (about 200 samples each before).
+TOUCH_FROM = 231
+TOUCH_SET = ("touch_day", "touch_night", "mask_touch", "night_pose")
 FOCUS_STATES = ("vote_fist", "touch_neighbour", "standing", "mask_lifted", "hand_to_mask")
 
 
 def _options(seed: int):
     from sample_videos.synth import SynthOptions
-    if seed >= FOCUS_FROM:
+    if seed >= TOUCH_FROM:
+        inject = {"inject": TOUCH_SET}
+    elif seed >= FOCUS_FROM:
         inject = {"inject": FOCUS_SET}
     else:
         inject = {"inject_random": True} if seed % 2 else {"inject": RARE_SETS[(seed // 2) % len(RARE_SETS)]}
@@ -184,7 +190,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seeds", default="101-118")
     ap.add_argument("--step", type=float, default=0.8)
-    ap.add_argument("--focus-seeds", default="201-230",
+    ap.add_argument("--focus-seeds", default="201-260",
                     help="games rendered only inside their injected rare acts ('' for none)")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--data", type=Path, default=Path("/tmp/mafvar_appearance2.npz"))

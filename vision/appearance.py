@@ -207,14 +207,25 @@ def committed_models() -> dict[str, WindowModel]:
 def appearance_features(crop: Crop, region: SeatRegion,
                         models: dict[str, WindowModel] | None = None) -> dict[str, float]:
     """`app_<window>_<class>` probabilities for every committed window model."""
+    return appearance_batch([crop], [region], models)[0]
+
+
+def appearance_batch(crops: list[Crop], regions: list[SeatRegion],
+                     models: dict[str, WindowModel] | None = None) -> list[dict[str, float]]:
+    """`appearance_features` of several crops (the seats of one frame) with one
+    product per window: a frame's ten rows cost about what one does."""
     models = committed_models() if models is None else models
-    out: dict[str, float] = {}
+    out: list[dict[str, float]] = [{} for _ in crops]
+    if not crops:
+        return out
     for kind, model in models.items():
-        p = model.proba(window_descriptor(kind, crop, region))[0]
-        for c, v in zip(model.classes, p):
-            out[f"app_{kind}_{c}"] = round(float(v), 4)
+        x = np.stack([window_descriptor(kind, c, r) for c, r in zip(crops, regions)])
+        for row, p in zip(out, model.proba(x)):
+            for c, v in zip(model.classes, p):
+                row[f"app_{kind}_{c}"] = round(float(v), 4)
     return out
 
 
 __all__ = ["WINDOWS", "PATCH", "window_box", "patch", "describe", "window_descriptor", "WindowModel",
-           "fit", "load_models", "save_models", "committed_models", "appearance_features"]
+           "fit", "load_models", "save_models", "committed_models", "appearance_features",
+           "appearance_batch"]

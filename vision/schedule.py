@@ -18,9 +18,10 @@ from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
-from vision.appearance import appearance_features
+from vision.appearance import appearance_batch, appearance_features
 from vision.calibration import SEATS, Calibration, CalibrationError, require_seats
-from vision.crops import DEFAULT_LONG_SIDE, crop as crop_box, expand, seat_crop
+from vision.crops import DEFAULT_LONG_SIDE, Crop, crop as crop_box, expand, seat_crop
+from vision.motion import MotionGate, thumbnail, watch_box
 from vision.landmarks import ALL_MODELS, Model, SeatLandmarker, SeatLandmarks
 from vision.store import ObservationStore
 from vision.video import DecodeStats, TimeRange, VideoError, VideoInfo, VideoSource, open_video, probe
@@ -152,6 +153,7 @@ class ChunkResult:
     calls: dict[str, int]
     error: str | None = None
     wall: float = 0.0
+    carried: int = 0          # seat-frames whose result was carried from a still seat
 
 
 @dataclass
@@ -166,6 +168,7 @@ class ExtractReport:
     calls: dict[str, int] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
     wall: float = 0.0
+    carried: int = 0
 
 
 @dataclass
@@ -180,6 +183,11 @@ class _WorkerState:
     zone: dict[str, SeatLandmarker] = field(default_factory=dict)
     gate: bool = True
     track_seats: bool = False
+    motion: MotionGate | None = None      # frame differencing (with the gate only)
+
+    def __post_init__(self):
+        if self.gate and self.motion is None:
+            self.motion = MotionGate()
 
     def zone_hands(self) -> SeatLandmarker:
         """The hands-only model for table-zone crops, in static mode.
@@ -252,23 +260,49 @@ def _run_chunk_unsafe(chunk: ScheduleRange) -> ChunkResult:
     frames = _frames(st.video, chunk)
     sx = st.video.info.width / cam.width
     sy = st.video.info.height / cam.height
+    regions = {seat: cam.seats[seat] if (sx, sy) == (1.0, 1.0) else _scale_region(cam.seats[seat], sx, sy)
+               for seat in seats}
+    zone = st.zone_hands() if zone_on else None
+    mode = (chunk.models_key, zone_on)
+    size = (st.video.info.width, st.video.info.height)
+    watch = {seat: watch_box(regions[seat], size) for seat in seats}
+    cpu, calls = result.cpu, result.calls
+
+    def cost(stage: str, since: float) -> None:   # stages besides the models: CPU only
+        cpu[stage] = cpu.get(stage, 0.0) + time.process_time() - since
+
     try:
         for frame in frames:
-            seat_results = []
-            for seat in seats:
-                region = cam.seats[seat]
-                if (sx, sy) != (1.0, 1.0):
-                    region = _scale_region(region, sx, sy)
-                zone = st.zone_hands() if zone_on else None
-                lm = seat_landmarks(frame.image, frame.t, seat, region, st.landmarker(seat, tracking),
-                                    zone, only, st.long_side, st.gate)
-                costs = dict(lm.cpu)
+            by_seat: dict[int, SeatLandmarks] = {}
+            todo = seats
+            thumbs: dict[int, np.ndarray] = {}
+            if st.motion is not None:
+                c0 = time.process_time()
+                thumbs = {seat: thumbnail(frame.image, watch[seat]) for seat in seats}
+                for seat in seats:
+                    held = st.motion.carry(seat, frame.t, thumbs[seat], mode)
+                    if held is not None:
+                        by_seat[seat] = held
+                todo = [seat for seat in seats if seat not in by_seat]
+                cost("motion", c0)
+                result.carried += len(by_seat)
+            c0 = time.process_time()
+            crops = [seat_crop(frame.image, regions[seat], st.long_side) for seat in todo]
+            cost("crop", c0)
+            c0 = time.process_time()
+            apps = appearance_batch(crops, [regions[seat] for seat in todo])
+            cost("windows", c0)
+            for seat, crop, app in zip(todo, crops, apps):
+                lm = seat_landmarks(frame.image, frame.t, seat, regions[seat], st.landmarker(seat, tracking),
+                                    zone, only, st.long_side, st.gate, crop=crop, app=app)
+                for k, v in lm.cpu.items():
+                    cpu[k] = cpu.get(k, 0.0) + v
+                    calls[k] = calls.get(k, 0) + 1
                 lm.cpu.pop("hands_zone", None)  # the store keeps one row per model
-                for k, v in costs.items():
-                    result.cpu[k] = result.cpu.get(k, 0.0) + v
-                    result.calls[k] = result.calls.get(k, 0) + 1
-                seat_results.append(lm)
-            result.frames.append((frame.t, frame.size, seat_results))
+                if st.motion is not None:
+                    st.motion.keep(seat, frame.t, thumbs[seat], mode, lm)
+                by_seat[seat] = lm
+            result.frames.append((frame.t, frame.size, [by_seat[seat] for seat in seats]))
     except VideoError as exc:
         result.error = str(exc)
     after = st.video.stats
@@ -319,14 +353,17 @@ ZONE_KEY = "zone"
 
 def seat_landmarks(image: np.ndarray, t: float, seat: int, region, landmarker: SeatLandmarker,
                    zone_hands: SeatLandmarker | None = None, only=None,
-                   long_side: int = DEFAULT_LONG_SIDE, gate: bool = True) -> SeatLandmarks:
+                   long_side: int = DEFAULT_LONG_SIDE, gate: bool = True, crop: Crop | None = None,
+                   app: dict[str, float] | None = None) -> SeatLandmarks:
     """One seat of one frame, as extraction sees it: the models on the seat crop,
-    then hands again on the table-zone crop (cpu["hands_zone"] counts that pass)."""
+    then hands again on the table-zone crop (cpu["hands_zone"] counts that pass).
+    `crop` and `app` when the caller already cut the crop and classified its
+    windows (a frame's seats are classified together)."""
     size = (image.shape[1], image.shape[0])
-    crop = seat_crop(image, region, long_side)
-    # The learned windows are cheap (a few ms); they say whether a hand is up
-    # or a vote stands, and only then do the landmark models run on the seat.
-    app = appearance_features(crop, region)
+    crop = seat_crop(image, region, long_side) if crop is None else crop
+    # The learned windows are cheap; they say whether a hand is up or a vote
+    # stands, and only then do the landmark models run on the seat.
+    app = appearance_features(crop, region) if app is None else app
     closed = gate and bool(app)
     want = [m for m in (landmarker.models if only is None else only)
             if not (closed and m in GATED_MODELS and not hands_needed(app))]
@@ -395,7 +432,9 @@ def extract(video_path: str | Path, calibration: Calibration, schedule: Schedule
     the chunks it breaks: their readable frames are stored, the chunk stays
     not-done, and the error is listed in the report. With `gate` (default) pose
     and hands run on a seat only where its learned windows say a hand may be up
-    or a vote may stand (`hands_needed`, `vote_seen`).
+    or a vote may stand (`hands_needed`, `vote_seen`), and a seat whose pixels
+    have not changed since its last analysed frame carries that frame's result
+    (`vision.motion`); `gate=False` is the unoptimised reference.
     """
     started = time.perf_counter()
     video_path = str(video_path)
@@ -431,10 +470,12 @@ def extract(video_path: str | Path, calibration: Calibration, schedule: Schedule
             db.db.commit()
             report.frames += len(res.frames)
             report.seat_frames += sum(len(s) for _, _, s in res.frames)
+            report.carried += res.carried
             report.decode.add(res.stats)
             for k, v in res.cpu.items():
                 report.cpu[k] = report.cpu.get(k, 0.0) + v
-                report.calls[k] = report.calls.get(k, 0) + res.calls.get(k, 0)
+            for k, n in res.calls.items():
+                report.calls[k] = report.calls.get(k, 0) + n
             if res.error:
                 report.errors.append(res.error)
             else:

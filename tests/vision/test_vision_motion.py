@@ -1,0 +1,93 @@
+"""Frame differencing: still seats carry their last analysed result."""
+from __future__ import annotations
+
+import numpy as np
+from conftest import ffmpeg
+
+from vision.calibration import Calibration, CameraCalibration, SeatRegion
+from vision.landmarks import Model, SeatLandmarks
+from vision.motion import MotionGate, thumbnail, watch_box
+from vision.schedule import Schedule, ScheduleRange, extract
+from vision.store import ObservationStore
+
+
+def _frame(seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    return rng.integers(40, 200, (240, 320, 3), dtype=np.uint8)
+
+
+BOX = (100.0, 50.0, 220.0, 200.0)
+
+
+def test_still_seat_is_carried_and_retimed():
+    gate, img = MotionGate(), _frame()
+    first = SeatLandmarks(seat=3, t=1.0, crop_box=BOX, features={"app_zone_vote": 0.1}, cpu={"hands": 0.02})
+    th = thumbnail(img, BOX)
+    assert gate.carry(3, 1.0, th, "m") is None            # nothing to carry yet
+    gate.keep(3, 1.0, th, "m", first)
+    noisy = np.clip(img.astype(int) + np.random.default_rng(1).integers(-3, 4, img.shape), 0, 255).astype(np.uint8)
+    got = gate.carry(3, 1.2, thumbnail(noisy, BOX), "m")
+    assert got is not None and got.t == 1.2 and got.cpu == {} and got.features == first.features
+    assert first.t == 1.0 and first.cpu == {"hands": 0.02}   # the reference itself is untouched
+
+
+def test_a_fist_sized_change_is_not_carried():
+    gate, img = MotionGate(), _frame()
+    gate.keep(3, 1.0, thumbnail(img, BOX), "m", SeatLandmarks(seat=3, t=1.0, crop_box=BOX))
+    moved = img.copy()
+    moved[150:170, 150:168] = 250          # an 18x20 px bright blob: a vote fist in a 720p frame
+    assert gate.carry(3, 1.2, thumbnail(moved, BOX), "m") is None
+
+
+def test_no_carry_across_a_gap_or_another_mode_or_seat():
+    gate, img = MotionGate(max_gap=2.0), _frame()
+    th = thumbnail(img, BOX)
+    gate.keep(3, 1.0, th, "m", SeatLandmarks(seat=3, t=1.0, crop_box=BOX))
+    assert gate.carry(3, 3.5, th, "m") is None             # 2.5 s since the seat was last seen
+    gate.keep(3, 3.5, th, "m", SeatLandmarks(seat=3, t=3.5, crop_box=BOX))
+    assert gate.carry(3, 3.7, th, "other models") is None
+    assert gate.carry(4, 3.7, th, "m") is None
+    # the reference stays the last analysed frame: drift adds up until it is seen
+    drift = img
+    carried = 0
+    for k in range(1, 6):
+        drift = np.clip(drift.astype(int) + 3, 0, 255).astype(np.uint8)
+        carried += gate.carry(3, 3.8 + 0.2 * k, thumbnail(drift, BOX), "m") is not None
+    assert carried == 2
+
+
+def test_watch_box_covers_the_zone_crop_margin():
+    r = SeatRegion((100, 20, 160, 140), (100, 140, 160, 180))
+    b = watch_box(r, (320, 240))
+    assert b[0] < 100 - 0.3 * 60 and b[3] > 180 + 0.3 * 40 - 1
+
+
+def test_extract_carries_still_seats_only(tmp_path):
+    # seats 1-5 (left half) stay still; seats 6-10 change in every frame
+    fps, n = 10, 30
+    frames = []
+    base = _frame(5)
+    for k in range(n):
+        f = base.copy()
+        f[:, 160:] = _frame(100 + k)[:, 160:]
+        frames.append(f)
+    video = tmp_path / "v.mp4"
+    ffmpeg("-f", "rawvideo", "-pix_fmt", "rgb24", "-s", "320x240", "-r", str(fps), "-i", "-",
+           "-c:v", "libx264", "-crf", "18", "-g", "10", "-pix_fmt", "yuv420p", str(video),
+           stdin=b"".join(f.tobytes() for f in frames))
+    seats = {s: SeatRegion((30 * (s - 1) + 5, 0, 30 * s - 5, 120), (30 * (s - 1) + 5, 120, 30 * s - 5, 180))
+             for s in range(1, 11)}
+    cal = Calibration({"cam1": CameraCalibration(320, 240, seats)})
+    sched = Schedule.of(ScheduleRange(0, 2.9, 5, None, "vote", ("hands",)))
+    on = extract(video, cal, sched, store=tmp_path / "on.sqlite", workers=1, models=[Model.HANDS])
+    off = extract(video, cal, sched, store=tmp_path / "off.sqlite", workers=1, models=[Model.HANDS], gate=False)
+    assert on.errors == [] and on.seat_frames == off.seat_frames == 15 * 10
+    assert off.carried == 0
+    # seats 1-5 are carried after their first frame; seats 6-10 never
+    assert on.carried == 5 * 14
+    with ObservationStore(tmp_path / "on.sqlite") as a, ObservationStore(tmp_path / "off.sqlite") as b:
+        for seat in (1, 8):
+            fa = [(lm.t, lm.features.get("app_body_rest")) for lm in a.seat_landmarks(seat)]
+            fb = [(lm.t, lm.features.get("app_body_rest")) for lm in b.seat_landmarks(seat)]
+            assert [t for t, _ in fa] == [t for t, _ in fb]
+            assert np.allclose([v for _, v in fa], [v for _, v in fb], atol=0.05)

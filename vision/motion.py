@@ -1,0 +1,87 @@
+"""Frame differencing: has a seat changed since it was last analysed?
+
+Most of a game is players sitting still: a masked table at night, nine
+listeners while one speaks, fists held on the table through a vote. A seat
+whose pixels have not changed since the last frame the models looked at
+would get the same answer again (the windows and the static-mode landmark
+models are deterministic), so its result is carried instead of recomputed.
+
+The test is a small grey thumbnail of everything the seat's analysis looks
+at (body, table zone and the zone crop's margin), compared with the
+thumbnail of the last *analysed* frame, not the last carried one, so slow
+drift accumulates until it is seen. A vote fist of about 30 px in a 720p
+frame changes a few thumbnail pixels by far more than the threshold;
+compression noise, averaged over a 6-8 px cell, stays well under it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import cv2
+import numpy as np
+
+from vision.calibration import Box, SeatRegion
+from vision.crops import expand, seat_box, union
+
+THUMB_LONG_SIDE = 48
+# A thumbnail pixel must change by more than this (0-255 luma) for the seat to
+# count as changed.
+STILL_MAX_DIFF = 8
+# Never carry across a longer gap (a chunk boundary, another worker's range).
+CARRY_MAX_GAP = 2.5
+# The zone crop's margin (vision.schedule.ZONE_MARGIN) is looked at as well.
+ZONE_MARGIN = 0.35
+
+
+def watch_box(region: SeatRegion, frame_size: tuple[int, int]) -> Box:
+    """Every frame pixel the seat's analysis reads."""
+    return union(seat_box(region, frame_size), expand(region.table_zone, ZONE_MARGIN, frame_size))
+
+
+def thumbnail(image: np.ndarray, box: Box) -> np.ndarray:
+    """Grey, area-averaged, long side THUMB_LONG_SIDE (int16, ready to subtract)."""
+    h, w = image.shape[:2]
+    x0, y0 = int(max(0, box[0])), int(max(0, box[1]))
+    x1, y1 = int(min(w, np.ceil(box[2]))), int(min(h, np.ceil(box[3])))
+    part = image[y0:y1, x0:x1]
+    s = THUMB_LONG_SIDE / max(1, x1 - x0, y1 - y0)
+    size = (max(1, round((x1 - x0) * s)), max(1, round((y1 - y0) * s)))
+    grey = cv2.cvtColor(np.ascontiguousarray(part), cv2.COLOR_RGB2GRAY)
+    return cv2.resize(grey, size, interpolation=cv2.INTER_AREA).astype(np.int16)
+
+
+@dataclass
+class _Reference:
+    t: float
+    thumb: np.ndarray
+    mode: object          # what was run (models, passes): a carry needs the same
+    result: object        # SeatLandmarks
+
+
+class MotionGate:
+    """Per-seat references of one worker. `carry` returns the last analysed
+    result re-timed to `t` when the seat is still, else None; `keep` records
+    a newly analysed frame as the seat's reference."""
+
+    def __init__(self, max_diff: int = STILL_MAX_DIFF, max_gap: float = CARRY_MAX_GAP):
+        self.max_diff = max_diff
+        self.max_gap = max_gap
+        self._refs: dict[int, _Reference] = {}
+        self._last_t: dict[int, float] = {}
+
+    def carry(self, seat: int, t: float, thumb: np.ndarray, mode: object):
+        ref = self._refs.get(seat)
+        last = self._last_t.get(seat)
+        self._last_t[seat] = t
+        if ref is None or last is None or ref.mode != mode or not 0 < t - last <= self.max_gap:
+            return None
+        if ref.thumb.shape != thumb.shape or int(np.abs(thumb - ref.thumb).max()) > self.max_diff:
+            return None
+        return replace(ref.result, t=t, cpu={}, features=dict(ref.result.features))
+
+    def keep(self, seat: int, t: float, thumb: np.ndarray, mode: object, result) -> None:
+        self._refs[seat] = _Reference(t, thumb, mode, result)
+        self._last_t[seat] = t
+
+
+__all__ = ["MotionGate", "thumbnail", "watch_box", "STILL_MAX_DIFF", "CARRY_MAX_GAP"]
