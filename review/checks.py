@@ -120,9 +120,12 @@ def _night_spans(ctx: CheckContext) -> list[tuple[Interval, float, float]]:
 def check_night_behaviour(ctx: CheckContext) -> list[Incident]:
     """V4 peeking, V3 hand at the mask, V5 pose, V10 touching, V15 standing, at night."""
     out = []
-    spec = [("mask_lifted", T.PEEK, Permit.UNMASK), ("mask_off", T.PEEK, Permit.UNMASK),
-            ("hand_at_mask", T.MASK_TOUCH, Permit.UNMASK), ("touch", T.TOUCH_NIGHT, None),
-            ("standing", T.STAND_UP, None)]
+    # a hand near the mask is no foul for a player awake by right: the mafia's
+    # shot hand passes the face (measured: the body window reads it as a hand
+    # at the face on a rendered game)
+    spec = [("mask_lifted", T.PEEK, (Permit.UNMASK,)), ("mask_off", T.PEEK, (Permit.UNMASK,)),
+            ("hand_at_mask", T.MASK_TOUCH, AWAKE_PERMITS), ("touch", T.TOUCH_NIGHT, ()),
+            ("standing", T.STAND_UP, ())]
     for night, a, b in _night_spans(ctx):
         for tr in ctx.tracks:
             if tr.seat not in night.in_game or not tr.overlaps(a, b) or not _strong(tr):
@@ -133,7 +136,7 @@ def check_night_behaviour(ctx: CheckContext) -> list[Incident]:
             for state, type_, permit in spec:
                 if tr.state != state:
                     continue
-                if permit is not None and _permitted(ctx, tr.seat, permit, t0, t1):
+                if any(_permitted(ctx, tr.seat, p, t0, t1) for p in permit):
                     continue
                 seats = (tr.seat,) if state != "touch" or tr.value is None else (tr.seat, int(tr.value))
                 out.append(_make(ctx, type_, seats, t0, t1, night, tr.confidence,
@@ -304,6 +307,8 @@ SUBSUMED_BY: dict[str, tuple[str, ...]] = {
     # a player reaching over to a neighbour at night leans and turns: the head
     # window wavers (measured on a rendered game) and the act is the touch
     T.PEEK: (T.MASK_LATE, T.TOUCH_NIGHT),
+    # lifting the mask takes a hand to it: a peek is reported as the peek
+    T.MASK_TOUCH: (T.PEEK, T.MASK_LATE),
 }
 
 

@@ -150,6 +150,10 @@ def _protocol_span(tl: Sequence[Interval]) -> float | None:
     return max(ends) if ends else None
 
 
+# every step that writes landmarks into the one observation store
+EXTRACT_STEPS = ("extract", "extract_dense", "extract_refine")
+
+
 def _extract_step(game, schedule, obs_path: Path, step: str, fp_cal, force: bool, workers: int,
                   say, stats: Stats, gate: bool = True) -> None:
     """Extract the schedule's frames into the store unless the step is current."""
@@ -163,9 +167,13 @@ def _extract_step(game, schedule, obs_path: Path, step: str, fp_cal, force: bool
     if force or not obs_path.exists() or not _is_current(ws, step, fp_ext):
         ws.clear_marker(step)
         if force:
-            # extraction resumes chunk by chunk from the store: forcing means a new one
+            # extraction resumes chunk by chunk from the store: forcing means a new one,
+            # and the passes that added to the old one are no longer done
             for suffix in ("", "-wal", "-shm"):
                 Path(str(obs_path) + suffix).unlink(missing_ok=True)
+            for later in EXTRACT_STEPS:
+                ws.clear_marker(later)
+            (ws.analysis_dir / REFINE_PLAN).unlink(missing_ok=True)
         from vision.schedule import extract
         say(step, 0.0, f"{planned} frames to analyse in {len(schedule.ranges)} ranges")
         done = [0]
@@ -192,6 +200,40 @@ def _extract_step(game, schedule, obs_path: Path, step: str, fp_cal, force: bool
     else:
         stats.skipped.append(step)  # this run decoded nothing: the landmarks are stored
     stats.wall[step] = time.perf_counter() - t0
+
+
+REFINE_PLAN = "refine_plan.json"
+
+
+def _refine_step(game, schedule, obs_path: Path, fp_cal, workers: int, say, stats: Stats,
+                 gate: bool = True) -> None:
+    """A closer look (review.refine) where the schedule's sparse frames glimpsed
+    a rare act. The plan is kept beside the store: once the closer look has
+    added frames, the glimpses read from the store would differ, and a resumed
+    run must finish the same plan."""
+    from .refine import glimpses, refine_schedule
+    from vision.schedule import Schedule, ScheduleRange
+    t0 = time.perf_counter()
+    source = _fingerprint(game.video, fp_cal, [[r.t0, r.t1, r.fps, r.models_key] for r in schedule.ranges],
+                          ["gate", gate])
+    plan_path = game.ws.analysis_dir / REFINE_PLAN
+    plan = json.loads(plan_path.read_text()) if plan_path.exists() else {}
+    if plan.get("source") == source:
+        fine = Schedule(tuple(ScheduleRange(a, b, fps, None if seats is None else tuple(seats), "refine",
+                                            None if models is None else tuple(models))
+                              for a, b, fps, seats, models in plan["ranges"]))
+    else:
+        with ObservationStore(obs_path) as db:
+            found = glimpses(db.window_features(cam=game.cam), schedule)
+        fine = refine_schedule(found, schedule, game.info.duration)
+        write_json_atomic(plan_path, {"format": "mafvar-refine-plan", "version": 1, "source": source,
+                                      "glimpses": len(found),
+                                      "ranges": [[r.t0, r.t1, r.fps, None if r.seats is None else list(r.seats),
+                                                  None if r.models is None else list(r.models)]
+                                                 for r in fine.ranges]})
+    stats.wall["refine_plan"] = time.perf_counter() - t0
+    if fine.ranges:
+        _extract_step(game, fine, obs_path, "extract_refine", fp_cal, False, workers, say, stats, gate)
 
 
 def _selected(key: str, only: Sequence[str]) -> bool:
@@ -259,6 +301,8 @@ def analyze(game_dir: str | Path, progress: Progress | None = None, workers: int
         schedule = coarse_schedule(game.info.duration)
     obs_path = ws.analysis_dir / "observations.sqlite"
     _extract_step(game, schedule, obs_path, "extract", fp_cal, force, workers, say, stats, gate)
+    if has_times:
+        _refine_step(game, schedule, obs_path, fp_cal, workers, say, stats, gate)
 
     # ---- align: states → tracks → marks → alignment
     t0 = time.perf_counter()
@@ -274,6 +318,7 @@ def analyze(game_dir: str | Path, progress: Progress | None = None, workers: int
         # with what it saw.
         dense = plan_schedule(alignment.intervals, game.info.duration, only=only)
         _extract_step(game, dense, obs_path, "extract_dense", fp_cal, False, workers, say, stats, gate)
+        _refine_step(game, dense, obs_path, fp_cal, workers, say, stats, gate)
         t0 = time.perf_counter()
         tracks, alignment, marks = _align_step(game, obs_path, anchors, has_times, stats)
         stats.wall["align"] += time.perf_counter() - t0

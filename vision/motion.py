@@ -77,7 +77,9 @@ class MotionGate:
             return None
         if ref.thumb.shape != thumb.shape or int(np.abs(thumb - ref.thumb).max()) > self.max_diff:
             return None
-        return replace(ref.result, t=t, cpu={}, features=dict(ref.result.features))
+        # the models keep their rows (zero cost): the store writes one row per model in `cpu`
+        return replace(ref.result, t=t, cpu=dict.fromkeys(ref.result.cpu, 0.0),
+                       features=dict(ref.result.features))
 
     def keep(self, seat: int, t: float, thumb: np.ndarray, mode: object, result) -> None:
         self._refs[seat] = _Reference(t, thumb, mode, result)

@@ -439,6 +439,11 @@ def classify_frame(lm: SeatLandmarks, seats: dict[int, SeatRegion],
         if b.get("touch", 0.0) >= 0.5:
             whom = hand_touch[0].value if hand_touch else _reached_zone(views, seat, seats)
             add("touch", b["touch"], whom)
+        # a hand at the face: the body window sees the arm bent up to the head,
+        # which the hands model misses on a masked, bowed head
+        out = [f for f in out if f.state != "hand_at_mask"]
+        if b.get("hand_face", 0.0) >= 0.5:
+            add("hand_at_mask", b["hand_face"])
         if b.get("night", 0.0) >= 0.5:
             add("head_down", b["night"])
             add("arms_crossed", b["night"])

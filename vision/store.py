@@ -184,6 +184,15 @@ class ObservationStore:
         for c, s, t, m, data, score in self.db.execute(q + " ORDER BY t, seat, model", args):
             yield c, s, t, m, json.loads(data), score
 
+    def window_features(self, t0: float | None = None, t1: float | None = None,
+                        cam: str = "cam1") -> Iterator[tuple[int, float, dict[str, float]]]:
+        """(seat, t, features) once per analysed seat-frame, in time order,
+        without parsing the landmarks (the features ride with every model row)."""
+        q = ("SELECT seat, t, json_extract(data, '$.features') FROM landmarks WHERE cam=?")
+        q, args = _time_filter(q, [cam], t0, t1)
+        for s, t, f in self.db.execute(q + " GROUP BY seat, t ORDER BY t, seat", args):
+            yield s, t, json.loads(f) if f else {}
+
     def seat_landmarks(self, seat: int, t0: float | None = None, t1: float | None = None,
                        cam: str = "cam1") -> list[SeatLandmarks]:
         """Whole `SeatLandmarks` per analysed frame of one seat."""

@@ -27,7 +27,8 @@ def test_still_seat_is_carried_and_retimed():
     gate.keep(3, 1.0, th, "m", first)
     noisy = np.clip(img.astype(int) + np.random.default_rng(1).integers(-3, 4, img.shape), 0, 255).astype(np.uint8)
     got = gate.carry(3, 1.2, thumbnail(noisy, BOX), "m")
-    assert got is not None and got.t == 1.2 and got.cpu == {} and got.features == first.features
+    assert got is not None and got.t == 1.2 and got.features == first.features
+    assert got.cpu == {"hands": 0.0}          # stored as a hands row again, at no cost
     assert first.t == 1.0 and first.cpu == {"hands": 0.02}   # the reference itself is untouched
 
 
@@ -91,3 +92,8 @@ def test_extract_carries_still_seats_only(tmp_path):
             fb = [(lm.t, lm.features.get("app_body_rest")) for lm in b.seat_landmarks(seat)]
             assert [t for t, _ in fa] == [t for t, _ in fb]
             assert np.allclose([v for _, v in fa], [v for _, v in fb], atol=0.05)
+        # a carried frame stores the rows its analysed reference stored
+        rows: dict[float, set] = {}
+        for _, _, t, m, _, _ in a.landmark_rows(seat=1):
+            rows.setdefault(t, set()).add(m)
+        assert len(rows) == 15 and all(r == rows[0.0] for r in rows.values())
