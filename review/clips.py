@@ -95,6 +95,10 @@ def attach_evidence(ws: GameWorkspace, video: Path, calibration: Calibration, ca
     say = progress or (lambda *a: None)
     src = open_video(video)
     W, H = src.info.width, src.info.height
+    cam_cal = calibration.camera(cam)
+    # seat regions and stored landmarks are in the calibration's pixels; the
+    # recording may be larger (it was analysed downscaled to them)
+    k = W / cam_cal.width
     out: list[Incident] = []
     obs_path = ws.analysis_dir / "observations.sqlite"
     db = ObservationStore(obs_path) if obs_path.exists() else None
@@ -115,7 +119,8 @@ def attach_evidence(ws: GameWorkspace, video: Path, calibration: Calibration, ca
             ev.append(Evidence(EvidenceKind.CLIP, rel(clip), t0))
             seat = inc.seats[0] if inc.seats else None
             region = calibration.camera(cam).seats.get(seat) if seat is not None else None
-            box = seat_box(region, (W, H), margin=0.15) if region is not None else None
+            box = (None if region is None else
+                   tuple(v * k for v in seat_box(region, (cam_cal.width, cam_cal.height), margin=0.15)))
             if box is not None:
                 zoom = base.with_name(inc.id + ".seat.mp4")
                 if not zoom.exists():
@@ -135,7 +140,7 @@ def attach_evidence(ws: GameWorkspace, video: Path, calibration: Calibration, ca
                         scale = ZOOM_SIDE / max(1, x1 - x0)
                         img = cv2.resize(fr.image[y0:y1, x0:x1], None, fx=scale, fy=scale)
                         lm = _nearest_landmarks(db, seat, fr.t, cam) if db is not None else None
-                        img = draw_landmarks(img, lm, (x0, y0), scale)
+                        img = draw_landmarks(img, lm, (x0 / k, y0 / k), scale * k)
                         cv2.imwrite(str(crop_path), cv2.cvtColor(img, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, 85])
                     ev.append(Evidence(EvidenceKind.CROP, rel(crop_path), fr.t))
             out.append(replace(inc, evidence=tuple(ev)))

@@ -186,12 +186,23 @@ def _stack(games: list[dict], kind: str) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate(xs), np.concatenate(ys)
 
 
+def _score(model, games: list[dict], kind: str) -> dict:
+    xt, yt = _stack(games, kind)
+    pred = np.array(model.classes)[model.proba(xt).argmax(axis=1)]
+    conf = Counter(zip(yt.tolist(), pred.tolist()))
+    recall = {c: round(float((pred[yt == c] == c).mean()), 4) for c in sorted(set(yt.tolist()))}
+    return {"held_out_accuracy": round(float((pred == yt).mean()), 4), "held_out_samples": int(len(yt)),
+            "recall": recall, "confusion": {f"{a} -> {b}": n for (a, b), n in sorted(conf.items())}}
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seeds", default="101-118")
     ap.add_argument("--step", type=float, default=0.8)
     ap.add_argument("--focus-seeds", default="201-260",
                     help="games rendered only inside their injected rare acts ('' for none)")
+    ap.add_argument("--windows", default=",".join(WINDOWS),
+                    help="windows to (re)train; the others are kept from --out as they are")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--data", type=Path, default=Path("/tmp/mafvar_appearance2.npz"))
     ap.add_argument("--out", type=Path, default=Path(__file__).resolve().parents[1] / "vision/models/appearance.json")
@@ -200,33 +211,58 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     seeds = _seeds(args.seeds)
     focus = _seeds(args.focus_seeds) if args.focus_seeds else []
+    kinds = [k for k in args.windows.split(",") if k]
+    if set(kinds) - set(WINDOWS):
+        raise SystemExit(f"--windows: one of {WINDOWS}")
     data = render_data(seeds + focus, args.step, args.workers, args.data)
     games = [data[s] for s in seeds]
     held = max(1, len(games) // 4)
-    # focus games train only: the held-out figures stay on whole games
-    train, test = games[:-held] + [data[s] for s in focus], games[-held:]
-    games = games + [data[s] for s in focus]
-    report = {}
-    models = {}
-    for kind in WINDOWS:
+    # the last fifth of the focus games is held out too: the whole games hold
+    # too few touches and hands at the mask to score those classes
+    focus_held = len(focus) // 5
+    focus_train = [data[s] for s in focus[:len(focus) - focus_held]]
+    focus_test = [data[s] for s in focus[len(focus) - focus_held:]]
+    train, test = games[:-held] + focus_train, games[-held:]
+    everything = games + focus_train + focus_test
+    old = json.loads(args.out.read_text()) if args.out.exists() else {}
+    from vision.appearance import load_models
+    before = load_models(args.out) if args.out.exists() else {}
+    models = {k: m for k, m in before.items() if k not in kinds}
+    report = {k: v for k, v in old.get("held_out", {}).items() if k not in kinds}
+    for kind in kinds:
         x, y = _stack(train, kind)
         classes = tuple(sorted(set(y)))
         m = fit(x, y, classes, hidden=args.hidden, epochs=args.epochs)
-        xt, yt = _stack(test, kind)
-        pred = np.array(m.classes)[m.proba(xt).argmax(axis=1)]
-        acc = float((pred == yt).mean())
-        conf = Counter(zip(yt.tolist(), pred.tolist()))
-        report[kind] = {"held_out_accuracy": round(acc, 4), "held_out_samples": int(len(yt)),
-                        "confusion": {f"{a} -> {b}": n for (a, b), n in sorted(conf.items())}}
-        print(f"{kind}: held-out accuracy {acc:.4f} on {len(yt)} samples (seeds {[g['seed'] for g in test]}); "
+        report[kind] = _score(m, test, kind)
+        if focus_test:
+            report[kind]["focus_held_out"] = _score(m, focus_test, kind)
+        print(f"{kind}: held-out accuracy {report[kind]['held_out_accuracy']:.4f} on "
+              f"{report[kind]['held_out_samples']} samples (seeds {[g['seed'] for g in test]}); "
               f"trained on {len(y)} ({dict(Counter(y.tolist()))})")
+        print(f"    recall per class: {report[kind]['recall']}")
+        if focus_test:
+            f = report[kind]["focus_held_out"]
+            print(f"    held-out focus games {[g['seed'] for g in focus_test]}: accuracy "
+                  f"{f['held_out_accuracy']:.4f} on {f['held_out_samples']}, recall {f['recall']}")
         for k, n in report[kind]["confusion"].items():
             print(f"    {k}: {n}")
-        xa, ya = _stack(games, kind)
+        if kind in before:
+            # the model being replaced, on the same held-out frames
+            b = _score(before[kind], test, kind)
+            fb = _score(before[kind], focus_test, kind) if focus_test else None
+            print(f"    replaced model: accuracy {b['held_out_accuracy']:.4f}, recall {b['recall']}"
+                  + (f"; focus games {fb['held_out_accuracy']:.4f}, recall {fb['recall']}" if fb else ""))
+            report[kind]["replaced_model"] = {"whole_games": b, "focus_games": fb}
+        xa, ya = _stack(everything, kind)
         models[kind] = fit(xa, ya, tuple(sorted(set(ya))), hidden=args.hidden, epochs=args.epochs)
-    save_models(models, args.out, {"trained_on": {"seeds": seeds, "focus_seeds": focus, "step": args.step,
-                                                 "hidden": args.hidden, "epochs": args.epochs},
-                                   "held_out": report})
+    trained = dict(old.get("trained_on", {}))
+    if "seeds" in trained:   # one record for every window (the first format): one per window
+        trained = {k: dict(trained) for k in WINDOWS}
+    for kind in kinds:
+        trained[kind] = {"seeds": seeds, "focus_seeds": focus, "step": args.step,
+                         "hidden": args.hidden, "epochs": args.epochs}
+    save_models({k: models[k] for k in WINDOWS if k in models}, args.out,
+                {"trained_on": trained, "held_out": report})
     print(f"wrote {args.out}")
     return 0
 

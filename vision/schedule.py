@@ -24,7 +24,8 @@ from vision.crops import DEFAULT_LONG_SIDE, Crop, crop as crop_box, expand, seat
 from vision.motion import MotionGate, thumbnail, watch_box
 from vision.landmarks import ALL_MODELS, Model, SeatLandmarker, SeatLandmarks
 from vision.store import ObservationStore
-from vision.video import DecodeStats, TimeRange, VideoError, VideoInfo, VideoSource, open_video, probe
+from vision.video import (DecodeStats, TimeRange, VideoError, VideoInfo, VideoSource, open_video, output_size,
+                          probe)
 
 # Samples closer than this are "consecutive": MediaPipe's tracking mode can
 # follow a seated player between them.
@@ -257,15 +258,15 @@ def _run_chunk_unsafe(chunk: ScheduleRange) -> ChunkResult:
     before = DecodeStats()
     before.add(st.video.stats)
     result = ChunkResult(chunk, [], DecodeStats(), {}, {})
-    frames = _frames(st.video, chunk)
-    sx = st.video.info.width / cam.width
-    sy = st.video.info.height / cam.height
+    max_side = analysis_side(st.video.info, cam)
+    frames = _frames(st.video, chunk, max_side)
+    out_w, out_h = output_size(st.video.info.size, max_side)
+    sx, sy = out_w / cam.width, out_h / cam.height
     regions = {seat: cam.seats[seat] if (sx, sy) == (1.0, 1.0) else _scale_region(cam.seats[seat], sx, sy)
                for seat in seats}
     zone = st.zone_hands() if zone_on else None
     mode = (chunk.models_key, zone_on)
-    size = (st.video.info.width, st.video.info.height)
-    watch = {seat: watch_box(regions[seat], size) for seat in seats}
+    watch = {seat: watch_box(regions[seat], (out_w, out_h)) for seat in seats}
     cpu, calls = result.cpu, result.calls
 
     def cost(stage: str, since: float) -> None:   # stages besides the models: CPU only
@@ -317,7 +318,17 @@ def _run_chunk_unsafe(chunk: ScheduleRange) -> ChunkResult:
 
 ZONE_MARGIN = 0.35   # fraction of the table zone added around it (raised wrists, neighbours)
 ZONE_SIDE = 256      # long side of the table-zone crop fed to the palm detector
-def _frames(video: VideoSource, chunk: ScheduleRange):
+def analysis_side(info: VideoInfo, cam) -> int | None:
+    """The long side frames are decoded at: the calibration's own frame. A
+    recording larger than its calibration (a 1080p file calibrated on a 720p
+    still) is downscaled once, by FFmpeg, so the landmarks stored are in the
+    calibration's pixels, like its seat regions, and no crop pays for the
+    extra pixels. None: decode as is."""
+    side = max(cam.width, cam.height)
+    return side if side < max(info.width, info.height) else None
+
+
+def _frames(video: VideoSource, chunk: ScheduleRange, max_side: int | None = None):
     """The chunk's frames, decoding as little as the sampling allows: sparse
     ranges read key frames only (their own times, thinned to the rate) when
     the file has them at least that often; very sparse ranges otherwise seek
@@ -326,25 +337,25 @@ def _frames(video: VideoSource, chunk: ScheduleRange):
     if gap >= KEYFRAME_MIN_GAP:
         ki = video.keyframe_interval()
         if ki is not None and ki <= gap * 1.05:
-            return _keyframes_or_seeks(video, chunk, gap)
+            return _keyframes_or_seeks(video, chunk, gap, max_side)
     if gap >= SEEK_EACH_MIN_GAP:
-        return _seeks(video, chunk)
-    return video.iter_range(chunk.t0, chunk.t1, chunk.fps)
+        return _seeks(video, chunk, max_side)
+    return video.iter_range(chunk.t0, chunk.t1, chunk.fps, max_side)
 
 
-def _seeks(video: VideoSource, chunk: ScheduleRange):
-    return (f for t in chunk.times() for f in video.iter_range(t, t + 1e-3, chunk.fps))
+def _seeks(video: VideoSource, chunk: ScheduleRange, max_side: int | None = None):
+    return (f for t in chunk.times() for f in video.iter_range(t, t + 1e-3, chunk.fps, max_side))
 
 
-def _keyframes_or_seeks(video: VideoSource, chunk: ScheduleRange, gap: float):
+def _keyframes_or_seeks(video: VideoSource, chunk: ScheduleRange, gap: float, max_side: int | None = None):
     """Key frames; a chunk too short to hold one (a range's clipped tail) is
     sampled by seeking instead, so every scheduled range is looked at."""
     any_frame = False
-    for f in video.iter_keyframes(chunk.t0, chunk.t1, min_gap=gap * 0.9):
+    for f in video.iter_keyframes(chunk.t0, chunk.t1, min_gap=gap * 0.9, max_side=max_side):
         any_frame = True
         yield f
     if not any_frame:
-        yield from _seeks(video, chunk)
+        yield from _seeks(video, chunk, max_side)
 
 
 ZONE_MAX_HANDS = 4   # own two hands and the neighbours' reaching in

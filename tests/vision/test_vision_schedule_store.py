@@ -206,3 +206,23 @@ def test_each_range_runs_only_its_models(media, tmp_path):
                        (2.5, "face"), (2.5, "mesh"), (4.0, "features"), (4.5, "features")]
         assert [c[4] for c in db.done_chunks()] == ["hands,hands_zone", "face,mesh", "none"]
         assert db.frame_times() == [0.0, 0.5, 2.0, 2.5, 4.0, 4.5]
+
+
+def test_a_recording_larger_than_its_calibration_is_analysed_in_calibration_pixels(media, tmp_path):
+    # the 320x240 clip with a calibration made on a 160x120 still: frames are
+    # decoded downscaled, and every stored box is in the calibration's pixels
+    seats = {s: SeatRegion((15 * (s - 1), 0, 15 * s, 60), (15 * (s - 1), 60, 15 * s, 90)) for s in range(1, 11)}
+    cal = Calibration({"cam1": CameraCalibration(160, 120, seats)})
+    store = tmp_path / "o.sqlite"
+    rep = extract(media["h264"], cal, Schedule.of((1, 2, 2, (3, 9))), store=store, workers=1,
+                  models=[Model.HANDS], gate=False)
+    assert rep.errors == [] and rep.frames == 2
+    with ObservationStore(store) as db:
+        sizes = {tuple(r) for r in db.db.execute("SELECT width, height FROM frames")}
+        assert sizes == {(160, 120)}
+        for seat in (3, 9):
+            for lm in db.seat_landmarks(seat):
+                x0, y0, x1, y1 = lm.crop_box
+                assert 0 <= x0 < x1 <= 160 and 0 <= y0 < y1 <= 120
+                body = seats[seat].body
+                assert x0 <= body[0] and x1 >= body[2]      # the seat's own region, not a scaled copy
