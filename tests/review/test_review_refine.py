@@ -1,0 +1,41 @@
+"""A closer look where a sparse pass glimpsed a rare act."""
+from __future__ import annotations
+
+from review.refine import MAX_SHARE, PAD, REFINE_FPS, glimpses, refine_schedule
+from vision.schedule import Schedule, ScheduleRange
+
+NIGHT = ("pose", "hands")
+SCHED = Schedule.of(ScheduleRange(0, 60, 1.0, None, "r1.night", NIGHT),
+                    ScheduleRange(60, 70, 5.0, None, "r1.vote", ("hands_zone",)),
+                    ScheduleRange(70, 100, 1.0, None, "coarse", ()))
+
+
+def rows(*items):
+    return [(seat, t, f) for seat, t, f in items]
+
+
+def test_only_sparse_frames_with_a_cue_are_glimpses():
+    found = glimpses(rows((3, 10.0, {"app_body_hand_face": 0.6}),
+                          (4, 11.0, {"app_body_hand_face": 0.1, "app_body_rest": 0.9}),
+                          (5, 12.0, {"app_head_mask_lifted": 0.35}),
+                          (6, 62.0, {"app_body_touch": 0.9}),           # a dense range: seen well already
+                          (7, 80.0, {"app_body_touch": 0.9})), SCHED)   # a pass with no models
+    assert [(g.seat, g.t, g.cue) for g in found] == [(3, 10.0, "app_body_hand_face"),
+                                                     (5, 12.0, "app_head_mask_lifted")]
+
+
+def test_the_closer_look_is_dense_for_the_seat_with_the_range_models():
+    found = glimpses(rows((3, 10.0, {"app_body_touch": 0.7}), (3, 11.0, {"app_body_touch": 0.8}),
+                          (8, 40.0, {"app_body_standing": 0.5})), SCHED)
+    fine = refine_schedule(found, SCHED, 100.0).ranges
+    assert [(r.t0, r.t1, r.seats) for r in fine] == [(10.0 - PAD, 11.0 + PAD, (3,)), (40.0 - PAD, 40.0 + PAD, (8,))]
+    assert all(r.fps == REFINE_FPS and set(r.models) == set(NIGHT) for r in fine)
+
+
+def test_the_closer_look_is_capped_strongest_first():
+    many = [(s, float(t), {"app_body_hand_face": 0.3 + 0.001 * t}) for t in range(1, 59) for s in range(1, 11)]
+    fine = refine_schedule(glimpses(many, SCHED), SCHED, 100.0)
+    seat_seconds = sum((r.t1 - r.t0) * len(r.seats) for r in fine.ranges)
+    assert seat_seconds <= MAX_SHARE * 100.0 * 10 + 2 * PAD * 10
+    # the strongest glimpses (latest, by construction) are the ones kept
+    assert min(r.t0 for r in fine.ranges) > 40
