@@ -214,6 +214,8 @@ def check_day_behaviour(ctx: CheckContext) -> list[Incident]:
             if tr.seat in day.in_game and min(tr.t1, day.t1) - max(tr.t0, day.t0) >= 0.3:
                 if tr.state == "standing" and _leaves(ctx, tr):
                     continue
+                if tr.state == "touch" and _voting(ctx, tr):
+                    continue
                 type_ = T.TOUCH_DAY if tr.state == "touch" else T.STAND_UP
                 seats = (tr.seat,) if tr.state != "touch" or tr.value is None else (tr.seat, int(tr.value))
                 out.append(_make(ctx, type_, seats, max(tr.t0, day.t0), min(tr.t1, day.t1), day,
@@ -224,6 +226,15 @@ def check_day_behaviour(ctx: CheckContext) -> list[Incident]:
                 out.append(_make(ctx, T.VOTE_GESTURE, (tr.seat,), max(tr.t0, v.t0), min(tr.t1, v.t1), v,
                                  tr.confidence, {"state": tr.state, "value": tr.value}))
     return out
+
+
+def _voting(ctx: CheckContext, tr: Track) -> bool:
+    """The arm that seems to reach over is the seat's own vote: its fist stands
+    on the table for most of the "touch" (measured: the body window reads an
+    arm stretched to the table beside a neighbour's fist as a touch)."""
+    held = sum(max(0.0, min(tr.t1, f.t1) - max(tr.t0, f.t0))
+               for f in ctx.tracks if f.seat == tr.seat and f.state == "fist_on_table")
+    return held >= 0.5 * (tr.t1 - tr.t0)
 
 
 def _leaves(ctx: CheckContext, tr: Track, within: float = 3.0) -> bool:

@@ -203,19 +203,20 @@ def _extract_step(game, schedule, obs_path: Path, step: str, fp_cal, force: bool
 
 
 REFINE_PLAN = "refine_plan.json"
+REFINE_VERSION = 2      # bumped when what makes a glimpse changes: a kept plan is then re-made
 
 
-def _refine_step(game, schedule, obs_path: Path, fp_cal, workers: int, say, stats: Stats,
+def _refine_step(game, schedule, intervals, obs_path: Path, fp_cal, workers: int, say, stats: Stats,
                  gate: bool = True) -> None:
     """A closer look (review.refine) where the schedule's sparse frames glimpsed
     a rare act. The plan is kept beside the store: once the closer look has
     added frames, the glimpses read from the store would differ, and a resumed
     run must finish the same plan."""
-    from .refine import glimpses, refine_schedule
+    from .refine import glimpses, refine_schedule, relevance
     from vision.schedule import Schedule, ScheduleRange
     t0 = time.perf_counter()
     source = _fingerprint(game.video, fp_cal, [[r.t0, r.t1, r.fps, r.models_key] for r in schedule.ranges],
-                          ["gate", gate])
+                          ["gate", gate, "refine", REFINE_VERSION])
     plan_path = game.ws.analysis_dir / REFINE_PLAN
     plan = json.loads(plan_path.read_text()) if plan_path.exists() else {}
     if plan.get("source") == source:
@@ -224,7 +225,7 @@ def _refine_step(game, schedule, obs_path: Path, fp_cal, workers: int, say, stat
                               for a, b, fps, seats, models in plan["ranges"]))
     else:
         with ObservationStore(obs_path) as db:
-            found = glimpses(db.window_features(cam=game.cam), schedule)
+            found = glimpses(db.window_features(cam=game.cam), schedule, relevance(intervals))
         fine = refine_schedule(found, schedule, game.info.duration)
         write_json_atomic(plan_path, {"format": "mafvar-refine-plan", "version": 1, "source": source,
                                       "glimpses": len(found),
@@ -302,7 +303,7 @@ def analyze(game_dir: str | Path, progress: Progress | None = None, workers: int
     obs_path = ws.analysis_dir / "observations.sqlite"
     _extract_step(game, schedule, obs_path, "extract", fp_cal, force, workers, say, stats, gate)
     if has_times:
-        _refine_step(game, schedule, obs_path, fp_cal, workers, say, stats, gate)
+        _refine_step(game, schedule, placed, obs_path, fp_cal, workers, say, stats, gate)
 
     # ---- align: states → tracks → marks → alignment
     t0 = time.perf_counter()
@@ -318,7 +319,7 @@ def analyze(game_dir: str | Path, progress: Progress | None = None, workers: int
         # with what it saw.
         dense = plan_schedule(alignment.intervals, game.info.duration, only=only)
         _extract_step(game, dense, obs_path, "extract_dense", fp_cal, False, workers, say, stats, gate)
-        _refine_step(game, dense, obs_path, fp_cal, workers, say, stats, gate)
+        _refine_step(game, dense, alignment.intervals, obs_path, fp_cal, workers, say, stats, gate)
         t0 = time.perf_counter()
         tracks, alignment, marks = _align_step(game, obs_path, anchors, has_times, stats)
         stats.wall["align"] += time.perf_counter() - t0

@@ -11,8 +11,9 @@ only, with the range's own models. The acts are rare, so this costs little;
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Callable, Iterable, Sequence
 
+from engine.timeline import Interval, Kind, Permit
 from vision.schedule import Schedule, ScheduleRange
 
 # Ranges sampled at or below this rate are "glimpses".
@@ -37,16 +38,43 @@ class Glimpse:
     p: float
 
 
-def glimpses(features: Iterable[tuple[int, float, dict]], schedule: Schedule) -> list[Glimpse]:
-    """Sparse frames whose windows lean toward a rare act (strongest first)."""
+Relevant = Callable[[int, float, str], bool]
+
+# Where each cue can be a foul: a lifted mask or a hand at it only at night and
+# only for a seat not awake by right there (the mafia meeting, the checks); a
+# touch or standing up at any time.
+NIGHT_ONLY = {"app_head_mask_lifted": (Permit.UNMASK,),
+              "app_body_hand_face": (Permit.UNMASK, Permit.RAISE_HAND, Permit.GESTURE, Permit.MOVE)}
+
+
+def relevance(intervals: Sequence[Interval]) -> Relevant:
+    """Could a cue at (seat, t) be a foul under the timeline's intervals?"""
+    nights = [iv for iv in intervals if iv.timed and iv.kind is Kind.NIGHT]
+    permits = [iv for iv in intervals if iv.timed and iv.permits]
+
+    def relevant(seat: int, t: float, cue: str) -> bool:
+        if cue not in NIGHT_ONLY:
+            return True
+        if not any(iv.t0 <= t < iv.t1 for iv in nights):
+            return False
+        return not any(iv.t0 <= t < iv.t1 and iv.allowed(seat, p) for iv in permits for p in NIGHT_ONLY[cue])
+    return relevant
+
+
+def glimpses(features: Iterable[tuple[int, float, dict]], schedule: Schedule,
+             relevant: Relevant | None = None) -> list[Glimpse]:
+    """Sparse frames whose windows lean toward a rare act that could be a foul
+    there (strongest first)."""
     sparse = [r for r in schedule.ranges if r.fps <= SPARSE_FPS and r.models != ()]
     out: list[Glimpse] = []
     for seat, t, f in features:
         if not any(r.t0 <= t < r.t1 for r in sparse):
             continue
-        cue, p = max(((k, f.get(k, 0.0)) for k in CUES), key=lambda kv: kv[1] - CUES[kv[0]])
-        if p >= CUES[cue]:
-            out.append(Glimpse(seat, t, cue, p))
+        for cue, least in CUES.items():
+            p = f.get(cue, 0.0)
+            if p >= least and (relevant is None or relevant(seat, t, cue)):
+                out.append(Glimpse(seat, t, cue, p))
+                break
     return sorted(out, key=lambda g: -g.p)
 
 
@@ -69,4 +97,4 @@ def refine_schedule(found: list[Glimpse], schedule: Schedule, duration: float) -
     return Schedule(tuple(ranges)).merged()
 
 
-__all__ = ["Glimpse", "glimpses", "refine_schedule", "CUES", "SPARSE_FPS", "REFINE_FPS", "PAD", "MAX_SHARE"]
+__all__ = ["Glimpse", "glimpses", "relevance", "refine_schedule", "CUES", "SPARSE_FPS", "REFINE_FPS", "PAD", "MAX_SHARE"]

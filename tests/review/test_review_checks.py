@@ -111,3 +111,18 @@ def test_a_track_that_only_touches_a_phase_edge_is_not_an_incident_there():
     assert not [i for i in got if i.type.value in ("stand_up", "vote_gesture") and i.t0 is not None
                 and i.t0 >= 50.0]
     assert all(i.t1 is None or i.t0 is None or i.t1 >= i.t0 for i in got)
+
+
+def test_an_arm_on_the_table_for_the_own_vote_is_not_a_touch_but_a_reach_by_day_is():
+    voting = [Track(6, "touch", 61.6, 62.8, 0.7, "7"), Track(6, "fist_on_table", 61.5, 63.9, 0.95, "thumb_up")]
+    assert types(check(voting)) == []
+    reach = [Track(6, "touch", 56.0, 57.2, 0.7, "7")]
+    assert types(check(reach)) == [("touch_day", (6, 7))]
+
+
+def test_a_hand_at_the_mask_is_a_foul_unless_awake_by_right_and_a_peek_says_it_once():
+    # seat 7 (civilian) at the mask during the shooting; seat 2 (mafia) raises its shot hand past it
+    tracks = [Track(7, "hand_at_mask", 27.0, 28.5, 0.8), Track(2, "hand_at_mask", 27.0, 28.5, 0.8)]
+    assert types(check(tracks)) == [("mask_touch", (7,))]
+    peek = [Track(5, "hand_at_mask", 30.0, 31.5, 0.8), Track(5, "mask_lifted", 30.2, 31.4, 0.8)]
+    assert types(check(peek)) == [("peek", (5,))]

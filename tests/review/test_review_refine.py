@@ -1,7 +1,7 @@
 """A closer look where a sparse pass glimpsed a rare act."""
 from __future__ import annotations
 
-from review.refine import MAX_SHARE, PAD, REFINE_FPS, glimpses, refine_schedule
+from review.refine import MAX_SHARE, PAD, REFINE_FPS, glimpses, refine_schedule, relevance
 from vision.schedule import Schedule, ScheduleRange
 
 NIGHT = ("pose", "hands")
@@ -39,3 +39,17 @@ def test_the_closer_look_is_capped_strongest_first():
     assert seat_seconds <= MAX_SHARE * 100.0 * 10 + 2 * PAD * 10
     # the strongest glimpses (latest, by construction) are the ones kept
     assert min(r.t0 for r in fine.ranges) > 40
+
+
+def test_a_lifted_mask_is_a_glimpse_only_at_night_for_a_seat_not_awake_by_right():
+    from engine.timeline import Interval, Kind, Permit
+    night = Interval(Kind.NIGHT, "r1.night", "night 1", 1, 0.0, 60.0, None)
+    wake = Interval(Kind.MAFIA_WAKE, "r1.mafia_wake", "mafia wake", 1, 10.0, 20.0, None,
+                    permits={2: frozenset({Permit.UNMASK})})
+    day = Interval(Kind.DAY, "r1.day", "day 1", 1, 60.0, 120.0, None)
+    sched = Schedule.of(ScheduleRange(0, 120, 1.0, None, "all", NIGHT))
+    relevant = relevance([night, wake, day])
+    lifted = {"app_head_mask_lifted": 0.9}
+    found = glimpses(rows((2, 15.0, lifted), (3, 15.0, lifted), (2, 30.0, lifted), (3, 70.0, lifted),
+                          (4, 70.0, {"app_body_touch": 0.6})), sched, relevant)
+    assert sorted((g.seat, g.t) for g in found) == [(2, 30.0), (3, 15.0), (4, 70.0)]
