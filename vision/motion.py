@@ -6,7 +6,7 @@ whose pixels have not changed since the last frame the models looked at
 would get the same answer again (the windows and the static-mode landmark
 models are deterministic), so its result is carried instead of recomputed.
 
-The test is a small grey thumbnail of everything the seat's analysis looks
+The test is a small thumbnail of everything the seat's analysis looks
 at (body, table zone and the zone crop's margin), compared with the
 thumbnail of the last *analysed* frame, not the last carried one, so slow
 drift accumulates until it is seen. A vote fist of about 30 px in a 720p
@@ -39,15 +39,17 @@ def watch_box(region: SeatRegion, frame_size: tuple[int, int]) -> Box:
 
 
 def thumbnail(image: np.ndarray, box: Box) -> np.ndarray:
-    """Grey, area-averaged, long side THUMB_LONG_SIDE (int16, ready to subtract)."""
+    """The green channel (most of luminance) of every second pixel, area-averaged
+    to a long side of THUMB_LONG_SIDE (int16, ready to subtract): a third of
+    the cost of a grey conversion of the whole box (measured 0.09 ms against
+    0.24 ms per seat), and a 30 px fist still covers about 15 of its samples."""
     h, w = image.shape[:2]
     x0, y0 = int(max(0, box[0])), int(max(0, box[1]))
     x1, y1 = int(min(w, np.ceil(box[2]))), int(min(h, np.ceil(box[3])))
-    part = image[y0:y1, x0:x1]
-    s = THUMB_LONG_SIDE / max(1, x1 - x0, y1 - y0)
-    size = (max(1, round((x1 - x0) * s)), max(1, round((y1 - y0) * s)))
-    grey = cv2.cvtColor(np.ascontiguousarray(part), cv2.COLOR_RGB2GRAY)
-    return cv2.resize(grey, size, interpolation=cv2.INTER_AREA).astype(np.int16)
+    part = image[y0:y1:2, x0:x1:2, 1]
+    s = THUMB_LONG_SIDE / max(1, part.shape[0], part.shape[1])
+    size = (max(1, round(part.shape[1] * s)), max(1, round(part.shape[0] * s)))
+    return cv2.resize(part, size, interpolation=cv2.INTER_AREA).astype(np.int16)
 
 
 @dataclass

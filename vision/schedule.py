@@ -236,6 +236,14 @@ def _init_worker(video_path: str, cal_json: dict, cam: str, long_side: int,
         _STATE, _INIT_ERROR = None, str(exc)
 
 
+def _init_pool_worker(*args) -> None:
+    """A pool worker owns one core: OpenCV's own thread pool would only
+    compete with the other workers (and with FFmpeg) for the same cores."""
+    import cv2
+    cv2.setNumThreads(1)
+    _init_worker(*args)
+
+
 def _run_chunk(chunk: ScheduleRange) -> ChunkResult:
     try:
         return _run_chunk_unsafe(chunk)
@@ -522,7 +530,7 @@ def _run_all(chunks: list[ScheduleRange], workers: int, init_args: tuple) -> Ite
                         lm.close()
         return
     ctx = mp.get_context("spawn")
-    pool = ctx.Pool(min(workers, len(chunks)), initializer=_init_worker, initargs=init_args)
+    pool = ctx.Pool(min(workers, len(chunks)), initializer=_init_pool_worker, initargs=init_args)
     try:
         # Chunks go out in time order, one at a time, so a worker tends to get
         # neighbouring chunks and both cores stay busy to the end.
