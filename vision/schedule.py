@@ -236,6 +236,13 @@ def _init_worker(video_path: str, cal_json: dict, cam: str, long_side: int,
         _STATE, _INIT_ERROR = None, str(exc)
 
 
+def _children_cpu() -> float:
+    """CPU seconds of the finished child processes (the FFmpeg decoders)."""
+    import resource
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
 def _init_pool_worker(*args) -> None:
     """A pool worker owns one core: OpenCV's own thread pool would only
     compete with the other workers (and with FFmpeg) for the same cores."""
@@ -265,6 +272,7 @@ def _run_chunk_unsafe(chunk: ScheduleRange) -> ChunkResult:
     zone_on = Model.HANDS in st.models and (chunk.models is None or ZONE_PASS in chunk.models)
     before = DecodeStats()
     before.add(st.video.stats)
+    decode0 = _children_cpu()
     result = ChunkResult(chunk, [], DecodeStats(), {}, {})
     max_side = analysis_side(st.video.info, cam)
     frames = _frames(st.video, chunk, max_side)
@@ -314,6 +322,8 @@ def _run_chunk_unsafe(chunk: ScheduleRange) -> ChunkResult:
             result.frames.append((frame.t, frame.size, [by_seat[seat] for seat in seats]))
     except VideoError as exc:
         result.error = str(exc)
+    # FFmpeg runs as this process's children: their CPU is the decoding's
+    result.cpu["decode"] = result.cpu.get("decode", 0.0) + _children_cpu() - decode0
     after = st.video.stats
     result.stats = DecodeStats(after.processes - before.processes,
                                after.frames_decoded - before.frames_decoded,
