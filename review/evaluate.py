@@ -82,6 +82,28 @@ def truth_cells(truth: dict) -> list[dict]:
     return calls
 
 
+def implied_miscounts(truth: dict) -> list[dict]:
+    """Passes whose announced counts differ from the true ones without an
+    injected miscount: a void vote (wrong form, late) the judge did not notice
+    and counted. The rules make that a miscount too (usually without changing
+    who leaves), so the analysis should report it; truth lists only the
+    deliberate one."""
+    injected = {(v.get("details") or {}).get("round") for v in truth.get("violations", [])
+                if v["type"] == "miscount"}
+    out = []
+    for rnd in truth["phases"]["votes"]:
+        if rnd.get("kind") == "raise" or rnd.get("round") in injected:
+            continue
+        wrong = [c for c in rnd["calls"] if c.get("true_count") is not None and c.get("announced") is not None
+                 and c["true_count"] != c["announced"]]
+        if wrong:
+            out.append({"type": "miscount", "seats": [], "t0": rnd["calls"][0]["call"],
+                        "t1": rnd["calls"][-1].get("thanks", rnd["calls"][-1]["call"]),
+                        "details": {"round": rnd.get("round"), "implied": True,
+                                    "changes_exit": rnd.get("judge_outcome") != rnd.get("true_outcome")}})
+    return out
+
+
 def recount_score(truth: dict, recount_calls) -> tuple[float, int, int]:
     cells = agree = 0
     for tc in truth_cells(truth):
@@ -117,7 +139,9 @@ def evaluate(game_dir: str | Path) -> dict:
         raise EvalError(str(exc)) from exc
     truth, inc_file, rec_file = _load(ws)
     incidents = list(inc_file.incidents)
-    violations = truth.get("violations", [])
+    # the announced counts a void vote made wrong are scored as miscounts too
+    # (not counted as injected: `miscounts_injected` stays the deliberate ones)
+    violations = truth.get("violations", []) + implied_miscounts(truth)
     types = sorted({v["type"] for v in violations} | {i.type.value for i in incidents})
     per_type: dict[str, TypeScore] = {t: TypeScore() for t in types}
     used: set[str] = set()
@@ -131,7 +155,7 @@ def evaluate(game_dir: str | Path) -> dict:
     for i in incidents:
         if i.id not in used:
             per_type[i.type.value].fp += 1
-    mis_truth = [v for v in violations if v["type"] == "miscount"]
+    mis_truth = [v for v in violations if v["type"] == "miscount" and not v["details"].get("implied")]
     found = right_impact = 0
     for v in mis_truth:
         hit = next((i for i in incidents if i.type.value == "miscount" and _matches(i, v)), None)

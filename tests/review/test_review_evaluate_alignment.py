@@ -170,3 +170,19 @@ def test_sample_without_protocol_times_places_every_nightfall_and_vote_within_a_
     # the workspace really had no times
     assert all(t is None for ev in load_protocol(tmp_path / "untimed" / "protocol.json").events
                for t in (ev.t, ev.t_end))
+
+
+def test_a_count_a_void_vote_made_wrong_is_expected_as_a_miscount_but_not_as_an_injected_one():
+    from review.evaluate import implied_miscounts
+    call = lambda t, cand, ann, true: {"call": t, "thanks": t + 2.5, "candidate": cand, "announced": ann,
+                                       "true_count": true}
+    truth = {"violations": [{"type": "miscount", "seats": [3], "t0": 40.0, "t1": 42.0,
+                             "details": {"round": 2, "candidate": 5}}],
+             "phases": {"votes": [
+                 {"round": 1, "kind": "vote", "judge_outcome": [2], "true_outcome": [2],
+                  "calls": [call(10.0, 3, 3, 2), call(14.0, 2, 4, 5)]},                  # a palm vote counted
+                 {"round": 2, "kind": "vote", "calls": [call(40.0, 5, 2, 3), call(44.0, 6, 6, 5)]},  # injected
+                 {"round": 3, "kind": "vote", "calls": [call(70.0, 1, 4, 4), call(74.0, 4, 4, 4)]},  # right
+                 {"round": 4, "kind": "raise", "calls": [call(90.0, 0, 3, 5)]}]}}
+    got = implied_miscounts(truth)
+    assert [(g["t0"], g["t1"], g["details"]["changes_exit"]) for g in got] == [(10.0, 16.5, False)]
