@@ -444,6 +444,10 @@ def classify_frame(lm: SeatLandmarks, seats: dict[int, SeatRegion],
         out = [f for f in out if f.state != "hand_at_mask"]
         if b.get("hand_face", 0.0) >= 0.5:
             add("hand_at_mask", b["hand_face"])
+        # an arm up, seen by the window whether or not the hands model found the
+        # hand over a masked head (its fingers then are unknown)
+        if b.get("raised", 0.0) >= 0.5:
+            add("arm_up", b["raised"])
         if b.get("night", 0.0) >= 0.5:
             add("head_down", b["night"])
             add("arms_crossed", b["night"])

@@ -21,6 +21,7 @@ STATES = (
     "head_down", "arms_crossed",               # the night pose's parts
     "head_up", "arms_open",                    # ... and their breach, reported positively
     "hand_raised",                             # [fingers up: 1, 2, ...]
+    "arm_up",                                  # the body window's raised arm (fingers unknown)
     "shot",                                    # raised fingers flexing
     "fingers_shown",                           # [count 0-5]
     "pointing",
