@@ -126,3 +126,8 @@ def test_a_hand_at_the_mask_is_a_foul_unless_awake_by_right_and_a_peek_says_it_o
     assert types(check(tracks)) == [("mask_touch", (7,))]
     peek = [Track(5, "hand_at_mask", 30.0, 31.5, 0.8), Track(5, "mask_lifted", 30.2, 31.4, 0.8)]
     assert types(check(peek)) == [("peek", (5,))]
+
+
+def test_an_arm_coming_down_to_vote_is_not_a_touch():
+    coming = [Track(2, "touch", 61.1, 61.5, 0.9, "3"), Track(2, "fist_on_table", 61.3, 63.5, 0.95, "thumb_up")]
+    assert types(check(coming)) == []
