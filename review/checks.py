@@ -160,7 +160,7 @@ def _one_per_act(tracks: list[Track]) -> list[Track]:
     seat is dropped."""
     hands = [t for t in tracks if t.state != "arm_up"]
     return hands + [t for t in tracks if t.state == "arm_up" and not any(
-        h.seat == t.seat and h.t0 <= t.t1 and t.t0 <= h.t1 for h in hands)]
+        h.seat == t.seat and h.overlaps(t.t0, t.t1) for h in hands)]
 
 
 def check_shooting(ctx: CheckContext) -> list[Incident]:

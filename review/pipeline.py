@@ -150,6 +150,11 @@ def _protocol_span(tl: Sequence[Interval]) -> float | None:
     return max(ends) if ends else None
 
 
+def _ranges_key(schedule) -> list[list]:
+    """What of a schedule decides the landmarks it stores (for fingerprints)."""
+    return [[r.t0, r.t1, r.fps, r.models_key] for r in schedule.ranges]
+
+
 # every step that writes landmarks into the one observation store
 EXTRACT_STEPS = ("extract", "extract_dense", "extract_refine")
 
@@ -160,8 +165,7 @@ def _extract_step(game, schedule, obs_path: Path, step: str, fp_cal, force: bool
     ws = game.ws
     secs, planned = schedule_seconds(schedule)
     stats.scheduled_s += secs
-    fp_ext = _fingerprint(game.video, fp_cal, [[r.t0, r.t1, r.fps, r.models_key] for r in schedule.ranges]
-                          + [["gate", gate]])
+    fp_ext = _fingerprint(game.video, fp_cal, _ranges_key(schedule) + [["gate", gate]])
     t0 = time.perf_counter()
     # the marker alone is not enough: a committed analysis may ship without the store
     if force or not obs_path.exists() or not _is_current(ws, step, fp_ext):
@@ -215,8 +219,7 @@ def _refine_step(game, schedule, intervals, obs_path: Path, fp_cal, workers: int
     from .refine import glimpses, refine_schedule, relevance
     from vision.schedule import Schedule, ScheduleRange
     t0 = time.perf_counter()
-    source = _fingerprint(game.video, fp_cal, [[r.t0, r.t1, r.fps, r.models_key] for r in schedule.ranges],
-                          ["gate", gate, "refine", REFINE_VERSION])
+    source = _fingerprint(game.video, fp_cal, _ranges_key(schedule), ["gate", gate, "refine", REFINE_VERSION])
     plan_path = game.ws.analysis_dir / REFINE_PLAN
     plan = json.loads(plan_path.read_text()) if plan_path.exists() else {}
     if plan.get("source") == source:

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
 from engine.timeline import Interval, Kind, Permit
+
+from .checks import AWAKE_PERMITS
 from vision.schedule import Schedule, ScheduleRange
 
 # Ranges sampled at or below this rate are "glimpses".
@@ -43,8 +45,8 @@ Relevant = Callable[[int, float, str], bool]
 # Where each cue can be a foul: a lifted mask or a hand at it only at night and
 # only for a seat not awake by right there (the mafia meeting, the checks); a
 # touch or standing up at any time.
-NIGHT_ONLY = {"app_head_mask_lifted": (Permit.UNMASK,),
-              "app_body_hand_face": (Permit.UNMASK, Permit.RAISE_HAND, Permit.GESTURE, Permit.MOVE)}
+# The permits are the rule checks' own (a peek, a hand at the mask).
+NIGHT_ONLY = {"app_head_mask_lifted": (Permit.UNMASK,), "app_body_hand_face": AWAKE_PERMITS}
 
 
 def relevance(intervals: Sequence[Interval]) -> Relevant:

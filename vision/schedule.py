@@ -323,7 +323,7 @@ def _run_chunk_unsafe(chunk: ScheduleRange) -> ChunkResult:
     except VideoError as exc:
         result.error = str(exc)
     # FFmpeg runs as this process's children: their CPU is the decoding's
-    result.cpu["decode"] = result.cpu.get("decode", 0.0) + _children_cpu() - decode0
+    result.cpu["decode"] = _children_cpu() - decode0
     after = st.video.stats
     result.stats = DecodeStats(after.processes - before.processes,
                                after.frames_decoded - before.frames_decoded,
