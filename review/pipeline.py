@@ -240,6 +240,37 @@ def _refine_step(game, schedule, intervals, obs_path: Path, fp_cal, workers: int
         _extract_step(game, fine, obs_path, "extract_refine", fp_cal, False, workers, say, stats, gate)
 
 
+LANDINGS = "landings.json"
+LANDING_VERSION = 1     # bumped when the estimator changes: kept landings are then re-measured
+
+
+def _landing_step(game, intervals, placements, fp_cal, stats: Stats, only: Sequence[str] | None):
+    """Fists first seen near a window's closing, timed at the full frame rate
+    (review.landing, vision.landing). The landings are kept in
+    analysis/landings.json under a fingerprint of what was asked, so a re-run
+    reads them instead of decoding again."""
+    from vision.landing import Landing, measure_landings
+    from vision.video import open_video
+    from .landing import apply_landings, landing_requests
+    t0 = time.perf_counter()
+    calls = [iv for iv in intervals if not only or _selected(iv.key, only)]
+    requests = landing_requests(calls, placements)
+    path = game.ws.analysis_dir / LANDINGS
+    source = _fingerprint(game.video, fp_cal, [[r.seat, r.t_seen] for r in requests], ["landing", LANDING_VERSION])
+    kept = json.loads(path.read_text()) if path.exists() else {}
+    if kept.get("source") == source:
+        landings = [Landing.from_json(d) for d in kept.get("landings", [])]
+        stats.skipped.append("landing")
+    else:
+        landings, decoded, warns = measure_landings(open_video(game.video), game.calibration, game.cam, requests)
+        stats.frames_decoded += decoded
+        stats.warnings.extend(warns)
+        write_json_atomic(path, {"format": "mafvar-landings", "version": 1, "source": source,
+                                 "requested": len(requests), "landings": [ld.to_json() for ld in landings]})
+    stats.wall["landing"] = time.perf_counter() - t0
+    return apply_landings(placements, landings)
+
+
 def _selected(key: str, only: Sequence[str]) -> bool:
     """Is a timeline key (or a key below it, e.g. r2.vote.p0.c5 under r2.vote) selected?"""
     return any(key == k or key.startswith(k + ".") or k.startswith(key + ".") for k in only)
@@ -332,9 +363,12 @@ def analyze(game_dir: str | Path, progress: Progress | None = None, workers: int
                       {"format": "mafvar-tracks", "version": 1, "tracks": [t.to_dict() for t in tracks]})
     ws.mark_done("align", {"marks": len(marks), "matched": len(alignment.matched)})
 
+    # ---- landings: fists near "Thank you" timed to the frame
+    placements = _landing_step(game, alignment.intervals, fist_placements(tracks), fp_cal, stats, only)
+
     # ---- recount
     t0 = time.perf_counter()
-    recounts = recount(alignment.intervals, fist_placements(tracks), game.replay.profile)
+    recounts = recount(alignment.intervals, placements, game.replay.profile)
     if only:
         # the other calls were not looked at: recounting them would read "no fists"
         recounts = [rc for rc in recounts if _selected(rc.key, only)]
@@ -420,7 +454,7 @@ def write_recount(ws: GameWorkspace, recounts: Sequence[CallRecount]) -> None:
     calls = []
     for rc in recounts:
         voters = tuple(VoterRecord(v.seat, v.t_place, v.t_lift, v.form or "unknown", v.counted, v.reason,
-                                   v.confidence) for v in rc.voters)
+                                   v.confidence, v.timing) for v in rc.voters)
         calls.append(VoteCall(round=rc.round, pass_=rc.pass_index + 1, candidate=rc.candidate, t_call=rc.t_call,
                               t_thanks=rc.window_close, announced=rc.announced, recount=rc.recount,
                               voters=voters, defaults=tuple(rc.defaults)))

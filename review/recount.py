@@ -26,6 +26,9 @@ class Placement:
     t_lift: float | None          # None: still down when observation stopped
     form: str = "thumb_up"        # thumb_up | fist | palm | fingertip
     confidence: float = 1.0
+    # how t_place was found: "sampled" (first frame seen at the vote rate) or
+    # "landing" (the fist at rest, read at the full frame rate: review.landing)
+    timing: str = "sampled"
 
 
 @dataclass
@@ -38,6 +41,7 @@ class Verdict:
     form: str | None = None
     confidence: float = 1.0
     flags: list[str] = field(default_factory=list)   # incident types: early_vote, early_lift, ...
+    timing: str | None = None                        # Placement.timing (None for a default vote)
 
 
 @dataclass
@@ -106,7 +110,7 @@ def recount_pass(calls: list[Interval], placements: Mapping[int, list[Placement]
             if idx is None:
                 continue  # outside this pass altogether
             call = calls[idx]
-            v = Verdict(seat, False, reason, pl.t_place, pl.t_lift, pl.form, pl.confidence)
+            v = Verdict(seat, False, reason, pl.t_place, pl.t_lift, pl.form, pl.confidence, timing=pl.timing)
             if seat in voted:
                 v.reason = "second_vote"
                 v.flags.append("double_vote")

@@ -31,19 +31,25 @@ class VoterRecord:
     counted: bool = False
     reason: str = ""  # "in_window", "late", "early", "wrong_form", "second_vote", ...
     confidence: float | None = None
+    # how t_place was timed: "sampled" (vote-rate frames) or "landing" (the
+    # fist at rest, full frame rate); absent for defaults and older files
+    timing: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"seat": self.seat, "t_place": self.t_place, "t_lift": self.t_lift,
                                "form": self.form, "counted": self.counted, "reason": self.reason}
         if self.confidence is not None:
             out["confidence"] = self.confidence
+        if self.timing is not None:
+            out["timing"] = self.timing
         return out
 
     @classmethod
     def from_json(cls, obj: Mapping[str, Any]) -> "VoterRecord":
         return cls(seat=int(obj["seat"]), t_place=obj.get("t_place"), t_lift=obj.get("t_lift"),
                    form=str(obj.get("form", "unknown")), counted=bool(obj.get("counted", False)),
-                   reason=str(obj.get("reason", "")), confidence=obj.get("confidence"))
+                   reason=str(obj.get("reason", "")), confidence=obj.get("confidence"),
+                   timing=obj.get("timing"))
 
 
 @dataclass(frozen=True)

@@ -21,8 +21,8 @@ def register(subparsers) -> None:
     p.add_argument("--profile", default="mafclub-2023", choices=_profiles(),
                    help="rule profile of a generated game")
     inj = p.add_mutually_exclusive_group()
-    inj.add_argument("--inject", help="comma-separated violations to inject ('none' for none); "
-                     "default: a miscount plus five drawn from the seed")
+    inj.add_argument("--inject", help="comma-separated violations to inject ('none' for none; name:N for N of "
+                     "a type); default: a miscount plus five drawn from the seed")
     inj.add_argument("--inject-random", action="store_true", help="a random set of violations from the seed")
     p.add_argument("--camera-height", type=float, default=2.9, help="camera height in metres (2.9)")
     p.add_argument("--camera-tilt", type=float, help="camera tilt below horizontal, degrees (about 36)")

@@ -71,13 +71,31 @@ def random_selection(seed: int) -> list[str]:
 
 
 def parse_selection(text: str) -> list[str]:
-    names = [n.strip() for n in text.split(",") if n.strip()]
-    if names == ["none"]:
+    """Names separated by commas; `name:N` (or the name N times) injects N of
+    that type, each at its own place (an evaluation wants several late votes
+    or night touches from one render)."""
+    items = [n.strip() for n in text.split(",") if n.strip()]
+    if items == ["none"]:
         return []
-    unknown = [n for n in names if n not in TYPES]
+    names: list[str] = []
+    unknown = []
+    for item in items:
+        name, _, count = item.partition(":")
+        if name not in TYPES:
+            unknown.append(name)
+            continue
+        if count and (not count.isdigit() or not 1 <= int(count) <= MAX_REPEAT):
+            raise InjectError(f"{item}: the count after ':' must be a whole number from 1 to {MAX_REPEAT}")
+        if count and name == "protocol_audit":
+            raise InjectError("protocol_audit is written into the game once; it takes no count")
+        names.extend([name] * (int(count) if count else 1))
     if unknown:
         raise InjectError(f"unknown violation(s) {', '.join(unknown)}; choose from {', '.join(sorted(TYPES))}")
     return names
+
+
+# the most of one type a game takes (each needs its own free seat and time)
+MAX_REPEAT = 6
 
 
 def _v(plan: Plan, kind: str, seats: list[int], t0: float, t1: float, **details) -> None:
@@ -374,10 +392,13 @@ ORDER = ("miscount", "protocol_audit", "double_vote", "late_vote", "wrong_form",
 def inject(plan: Plan, timed: dict, names: list[str], seed: int) -> list[Violation]:
     """Apply the named injections (in a fixed order); returns plan.violations."""
     for name in sorted(set(names), key=ORDER.index):
-        rng = stream(seed, f"inject:{name}")
         if name == "protocol_audit":
             record_protocol_audit(plan, timed)
-        else:
+            continue
+        for k in range(names.count(name)):
+            # the first of a type draws from the stream it always had: a
+            # selection without repeats makes the same game as before
+            rng = stream(seed, f"inject:{name}" if k == 0 else f"inject:{name}:{k}")
             INJECTORS[name](plan, rng)
     for r in plan.rounds:
         recount(plan, r)

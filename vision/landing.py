@@ -1,0 +1,167 @@
+"""When a vote fist comes to rest on the table, to the frame.
+
+The vote rate (5 fps) and the zone window's early view of the fist together
+place a fist up to 0.3 s before it lands: the window says "vote" as soon as
+the hand enters the zone, while the rules time the vote by its landing ("on
+or after Thank you" voids it, rules-spec 4.1). Where that difference could
+decide a vote, the seat's zone is read at the file's full rate and the
+landing is the first frame after the fist appeared at which the zone stops
+changing: the descent is over.
+
+Measured on the committed sample (26 fists, `scripts/eval_landing.py`): the
+zone window first says "vote" 0.20-0.31 s before the true landing, and the
+zone's frame difference falls to its still level within a frame of it,
+except where a neighbour's arm moves through the window. The descent prior
+(`MIN_DESCENT`, `MAX_DESCENT`: a hand takes 0.1-0.4 s from entering its zone
+to resting) bounds those cases.
+
+Pure estimator (`landing_from_series`) plus the reading of the frames
+(`measure_landings`); no MediaPipe.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import cv2
+import numpy as np
+
+from vision.appearance import appearance_batch, committed_models, window_box
+from vision.calibration import Calibration
+from vision.crops import seat_crop
+
+# frames per second of the closer look (the sample's and most cameras' rate)
+LANDING_FPS = 25.0
+# a hand takes this long from entering its zone to resting on the table
+MIN_DESCENT = 0.1
+MAX_DESCENT = 0.4
+# the zone window's vote probability that counts as "the fist is there", held this many frames
+APPEAR_P = 0.5
+APPEAR_HOLD = 3
+# the still level is read this long after the fist appeared (it rests >= 0.4 s: lifts come after the count)
+REST_FROM, REST_TO = 0.4, 0.8
+# read before the first sampled sighting and after it
+LOOK_BEFORE, LOOK_AFTER = 0.5, 1.0
+
+
+@dataclass(frozen=True)
+class Landing:
+    seat: int
+    t_seen: float             # the sampled first sighting it refines
+    t_appear: float           # first full-rate frame the zone window says "vote"
+    t_land: float             # the fist at rest
+    how: str                  # "still" (the motion stopped) | "bounded" (the descent prior decided)
+
+    def to_json(self) -> dict:
+        return {"seat": self.seat, "t_seen": self.t_seen, "t_appear": round(self.t_appear, 3),
+                "t_land": round(self.t_land, 3), "how": self.how}
+
+    @staticmethod
+    def from_json(d: dict) -> "Landing":
+        return Landing(int(d["seat"]), float(d["t_seen"]), float(d["t_appear"]), float(d["t_land"]), str(d["how"]))
+
+
+def landing_from_series(times: Sequence[float], p_vote: Sequence[float], diffs: Sequence[float]
+                        ) -> tuple[float, float, str] | None:
+    """(appear, land, how) from a full-rate series of one seat's zone: the
+    window's vote probability and the mean absolute difference to the frame
+    before. None when no fist appears and stays."""
+    t = np.asarray(times, float)
+    p = np.asarray(p_vote, float)
+    d = np.asarray(diffs, float)
+    n = len(t)
+    held = [i for i in range(n - APPEAR_HOLD + 1) if np.all(p[i:i + APPEAR_HOLD] >= APPEAR_P)]
+    if not held:
+        return None
+    i0 = held[0]
+    appear = float(t[i0])
+    rest = d[(t >= appear + REST_FROM) & (t <= appear + REST_TO)]
+    if len(rest) == 0:
+        return None
+    still = float(np.median(rest))
+    # the still level is noise, not zero: a frame counts as still within half again of it
+    limit = max(1.5 * still, still + 0.25)
+    lo, hi = appear + MIN_DESCENT, appear + MAX_DESCENT
+    j = next((k for k in range(i0 + 1, n) if d[k] <= limit and t[k] >= lo - 1e-9), None)
+    if j is None or t[j] > hi + 1e-9:
+        return appear, hi, "bounded"
+    return appear, float(t[j]), "still"
+
+
+@dataclass(frozen=True)
+class LandingRequest:
+    seat: int
+    t_seen: float
+
+
+def _zone_gray(image: np.ndarray, box) -> np.ndarray:
+    h, w = image.shape[:2]
+    x0, y0 = max(0, int(round(box[0]))), max(0, int(round(box[1])))
+    x1, y1 = min(w, int(round(box[2]))), min(h, int(round(box[3])))
+    g = cv2.cvtColor(np.ascontiguousarray(image[y0:y1, x0:x1]), cv2.COLOR_RGB2GRAY).astype(np.float32)
+    # sensor noise is per pixel; a fist's motion is not
+    return cv2.GaussianBlur(g, (5, 5), 0)
+
+
+def _groups(requests: Sequence[LandingRequest], gap: float = 1.0) -> list[list[LandingRequest]]:
+    """Requests close in time share one decoded stretch."""
+    out: list[list[LandingRequest]] = []
+    for r in sorted(requests, key=lambda r: r.t_seen):
+        if out and r.t_seen - out[-1][-1].t_seen <= gap:
+            out[-1].append(r)
+        else:
+            out.append([r])
+    return out
+
+
+def measure_landings(video, calibration: Calibration, cam: str, requests: Sequence[LandingRequest],
+                     fps: float = LANDING_FPS) -> tuple[list[Landing], int, list[str]]:
+    """Read each request's stretch at the full rate and find its landing.
+    `video` is a vision.video.VideoSource, decoded at the calibration's size
+    like the extraction. Returns the landings found, the frames decoded and
+    warnings (a stretch the file could not give: those sightings keep their
+    sampled times)."""
+    from vision.video import VideoError
+    from vision.schedule import analysis_side
+    camera = calibration.camera(cam)
+    regions = camera.seats
+    side = analysis_side(video.info, camera)
+    zone_model = {k: m for k, m in committed_models().items() if k == "zone"}
+    out: list[Landing] = []
+    decoded = 0
+    warnings: list[str] = []
+    for group in _groups(requests):
+        a = max(0.0, group[0].t_seen - LOOK_BEFORE)
+        b = group[-1].t_seen + LOOK_AFTER
+        try:
+            frames = video.read_range(a, b, fps, max_side=side)
+        except VideoError as exc:
+            warnings.append(f"vote landings at {a:.1f}-{b:.1f} s not refined: {exc}")
+            continue
+        decoded += len(frames)
+        if len(frames) < APPEAR_HOLD + 2:
+            continue
+        times = [f.t for f in frames]
+        for req in group:
+            region = regions[req.seat]
+            crops = [seat_crop(f.image, region) for f in frames]
+            if zone_model:
+                feats = appearance_batch(crops, [region] * len(crops), zone_model)
+                p = [f.get("app_zone_vote", 0.0) + f.get("app_zone_wrong", 0.0) for f in feats]
+            else:
+                p = [0.0] * len(frames)
+            box = window_box("zone", region)
+            grays = [_zone_gray(f.image, box) for f in frames]
+            diffs = [0.0] + [float(np.mean(np.abs(grays[k] - grays[k - 1]))) for k in range(1, len(grays))]
+            # only the sighting being refined: the fist must appear near it
+            lo = req.t_seen - LOOK_BEFORE
+            sel = [k for k, t in enumerate(times) if lo - 1e-9 <= t <= req.t_seen + LOOK_AFTER]
+            found = landing_from_series([times[k] for k in sel], [p[k] for k in sel], [diffs[k] for k in sel])
+            if found is not None:
+                appear, land, how = found
+                out.append(Landing(req.seat, req.t_seen, appear, land, how))
+    return out, decoded, warnings
+
+
+__all__ = ["Landing", "LandingRequest", "landing_from_series", "measure_landings", "LANDING_FPS",
+           "MIN_DESCENT", "MAX_DESCENT"]
