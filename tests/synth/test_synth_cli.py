@@ -62,3 +62,33 @@ def test_acts_a_given_protocol(tmp_path, capsys):
     assert [e["type"] for e in p1["events"]] == [e["type"] for e in p2["events"]]
     kinds = sorted(v["type"] for v in json.loads((second / "truth.json").read_text())["violations"])
     assert kinds == ["late_vote", "peek"]
+
+
+def test_a_count_injects_several_of_a_type_each_at_its_own_place(tmp_path, capsys):
+    one, three = tmp_path / "one", tmp_path / "three"
+    assert main(["synth", "--seed", "31", "--out", str(one), "--no-video", "--inject", "late_vote,touch_night"]) == 0
+    assert main(["synth", "--seed", "31", "--out", str(three), "--no-video",
+                 "--inject", "late_vote:3,touch_night:2"]) == 0
+    t1 = json.loads((one / "truth.json").read_text())
+    t3 = json.loads((three / "truth.json").read_text())
+    late = [v for v in t3["violations"] if v["type"] == "late_vote"]
+    touches = [v for v in t3["violations"] if v["type"] == "touch_night"]
+    assert len(late) == 3 and len(touches) == 2
+    # three different fists, each voided (placed after "thank you", not counted)
+    assert len({(v["details"]["round"], v["seats"][0]) for v in late}) == 3
+    void = {(v["round"], v["seat"]) for v in t3["votes"] if v["status"] == "late" and not v["counts"]}
+    assert {(v["details"]["round"], v["seats"][0]) for v in late} <= void
+    assert len({(v["t0"], v["seats"][0]) for v in touches}) == 2
+    # the first of each type is where a selection without counts puts it
+    first = {v["type"]: (v["seats"], v["t0"]) for v in t1["violations"]}
+    assert first["late_vote"] in [(v["seats"], v["t0"]) for v in late]
+    assert first["touch_night"] in [(v["seats"], v["t0"]) for v in touches]
+
+
+def test_a_bad_count_is_a_one_line_error(tmp_path, capsys):
+    out = tmp_path / "g"
+    for bad in ("late_vote:0", "late_vote:x", "late_vote:99", "protocol_audit:2"):
+        assert main(["synth", "--seed", "1", "--out", str(out), "--inject", bad, "--no-video"]) == 2
+        err = capsys.readouterr().err
+        assert bad.split(":")[0] in err and "Traceback" not in err
+    assert not out.exists()
