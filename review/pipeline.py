@@ -241,12 +241,12 @@ def _refine_step(game, schedule, intervals, obs_path: Path, fp_cal, workers: int
 
 
 LANDINGS = "landings.json"
-LANDING_VERSION = 1     # bumped when the estimator changes: kept landings are then re-measured
+LANDING_VERSION = 2     # bumped when the estimators change: kept landings are then re-measured
 
 
 def _landing_step(game, intervals, placements, fp_cal, stats: Stats, only: Sequence[str] | None):
-    """Fists first seen near a window's closing, timed at the full frame rate
-    (review.landing, vision.landing). The landings are kept in
+    """Fists whose landing or lift is near a window's closing, timed at the
+    full frame rate (review.landing, vision.landing). The landings are kept in
     analysis/landings.json under a fingerprint of what was asked, so a re-run
     reads them instead of decoding again."""
     from vision.landing import Landing, measure_landings
@@ -363,7 +363,7 @@ def analyze(game_dir: str | Path, progress: Progress | None = None, workers: int
                       {"format": "mafvar-tracks", "version": 1, "tracks": [t.to_dict() for t in tracks]})
     ws.mark_done("align", {"marks": len(marks), "matched": len(alignment.matched)})
 
-    # ---- landings: fists near "Thank you" timed to the frame
+    # ---- landings and lifts near "Thank you", timed to the frame
     placements = _landing_step(game, alignment.intervals, fist_placements(tracks), fp_cal, stats, only)
 
     # ---- recount
@@ -454,7 +454,7 @@ def write_recount(ws: GameWorkspace, recounts: Sequence[CallRecount]) -> None:
     calls = []
     for rc in recounts:
         voters = tuple(VoterRecord(v.seat, v.t_place, v.t_lift, v.form or "unknown", v.counted, v.reason,
-                                   v.confidence, v.timing) for v in rc.voters)
+                                   v.confidence, v.timing, v.lift_timing) for v in rc.voters)
         calls.append(VoteCall(round=rc.round, pass_=rc.pass_index + 1, candidate=rc.candidate, t_call=rc.t_call,
                               t_thanks=rc.window_close, announced=rc.announced, recount=rc.recount,
                               voters=voters, defaults=tuple(rc.defaults)))

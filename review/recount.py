@@ -14,6 +14,8 @@ from typing import Iterable, Mapping
 from engine.profiles import Profile
 from engine.timeline import Interval, Kind
 
+SAMPLED, FULL_RATE = "sampled", "full_rate"
+
 # Forms the vision layer reports for a hand on the table during a vote.
 GOOD_FORMS = frozenset({"thumb_up", "fist"})
 
@@ -26,9 +28,11 @@ class Placement:
     t_lift: float | None          # None: still down when observation stopped
     form: str = "thumb_up"        # thumb_up | fist | palm | fingertip
     confidence: float = 1.0
-    # how t_place was found: "sampled" (first frame seen at the vote rate) or
-    # "landing" (the fist at rest, read at the full frame rate: review.landing)
-    timing: str = "sampled"
+    # how t_place and t_lift were found: "sampled" (the first / last frame
+    # seen at the vote rate) or "full_rate" (the fist coming to rest / leaving
+    # the table, read at the full frame rate near "Thank you": review.landing)
+    timing: str = SAMPLED
+    lift_timing: str = SAMPLED
 
 
 @dataclass
@@ -42,6 +46,7 @@ class Verdict:
     confidence: float = 1.0
     flags: list[str] = field(default_factory=list)   # incident types: early_vote, early_lift, ...
     timing: str | None = None                        # Placement.timing (None for a default vote)
+    lift_timing: str | None = None
 
 
 @dataclass
@@ -110,7 +115,8 @@ def recount_pass(calls: list[Interval], placements: Mapping[int, list[Placement]
             if idx is None:
                 continue  # outside this pass altogether
             call = calls[idx]
-            v = Verdict(seat, False, reason, pl.t_place, pl.t_lift, pl.form, pl.confidence, timing=pl.timing)
+            v = Verdict(seat, False, reason, pl.t_place, pl.t_lift, pl.form, pl.confidence, timing=pl.timing,
+                        lift_timing=pl.lift_timing)
             if seat in voted:
                 v.reason = "second_vote"
                 v.flags.append("double_vote")
@@ -128,11 +134,14 @@ def recount_pass(calls: list[Interval], placements: Mapping[int, list[Placement]
                 open_ = call.details.get("window_open")
                 # a foul needs the margin of the sampling: a fist first seen a frame
                 # before the window may have landed on time
-                if reason == "early" and open_ is not None and open_ - pl.t_place > TIMING_MARGIN:
+                margin = 0.0 if pl.timing == FULL_RATE else TIMING_MARGIN
+                if reason == "early" and open_ is not None and open_ - pl.t_place > margin:
                     v.flags.append("early_vote")
             close = call.details.get("window_close")
-            # t_lift is the last frame the fist was seen: it rose within the next frame
-            if v.counted and close is not None and pl.t_lift is not None and pl.t_lift + TIMING_MARGIN < close:
+            # a sampled t_lift is the last frame the fist was seen: it rose within
+            # the next frame; one timed at the full rate is the lift itself
+            margin = 0.0 if pl.lift_timing == FULL_RATE else TIMING_MARGIN
+            if v.counted and close is not None and pl.t_lift is not None and pl.t_lift + margin < close:
                 v.flags.append("early_lift")
             verdicts[call.key].append(v)
     out: list[CallRecount] = []

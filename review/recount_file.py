@@ -31,9 +31,11 @@ class VoterRecord:
     counted: bool = False
     reason: str = ""  # "in_window", "late", "early", "wrong_form", "second_vote", ...
     confidence: float | None = None
-    # how t_place was timed: "sampled" (vote-rate frames) or "landing" (the
-    # fist at rest, full frame rate); absent for defaults and older files
+    # how t_place and t_lift were timed: "sampled" (vote-rate frames) or
+    # "full_rate" (the fist coming to rest / leaving the table, read at the
+    # full frame rate); absent for defaults and in older files
     timing: str | None = None
+    lift_timing: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"seat": self.seat, "t_place": self.t_place, "t_lift": self.t_lift,
@@ -42,6 +44,8 @@ class VoterRecord:
             out["confidence"] = self.confidence
         if self.timing is not None:
             out["timing"] = self.timing
+        if self.lift_timing is not None:
+            out["lift_timing"] = self.lift_timing
         return out
 
     @classmethod
@@ -49,7 +53,7 @@ class VoterRecord:
         return cls(seat=int(obj["seat"]), t_place=obj.get("t_place"), t_lift=obj.get("t_lift"),
                    form=str(obj.get("form", "unknown")), counted=bool(obj.get("counted", False)),
                    reason=str(obj.get("reason", "")), confidence=obj.get("confidence"),
-                   timing=obj.get("timing"))
+                   timing=obj.get("timing"), lift_timing=obj.get("lift_timing"))
 
 
 @dataclass(frozen=True)

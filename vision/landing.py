@@ -1,4 +1,4 @@
-"""When a vote fist comes to rest on the table, to the frame.
+"""When a vote fist comes to rest on the table, and when it leaves it, to the frame.
 
 The vote rate (5 fps) and the zone window's early view of the fist together
 place a fist up to 0.3 s before it lands: the window says "vote" as soon as
@@ -15,8 +15,15 @@ except where a neighbour's arm moves through the window. The descent prior
 (`MIN_DESCENT`, `MAX_DESCENT`: a hand takes 0.1-0.4 s from entering its zone
 to resting) bounds those cases.
 
-Pure estimator (`landing_from_series`) plus the reading of the frames
-(`measure_landings`); no MediaPipe.
+The lift is the mirror image: at 5 fps the window still sees the rising
+fist up to 0.25 s after it left the table, which hides a fist lifted just
+before "Thank you" (V17). Read at the full rate, the lift is the first frame
+of the motion that ends with the fist gone from the zone (on the sample the
+motion starts 0.08-0.12 s after the truth's lift and the window loses the
+fist 0.12-0.2 s later; `MIN_RISE`, `MAX_RISE` bound it).
+
+Pure estimators (`landing_from_series`, `lift_from_series`) plus the reading
+of the frames (`measure_landings`); no MediaPipe.
 """
 from __future__ import annotations
 
@@ -40,25 +47,31 @@ APPEAR_P = 0.5
 APPEAR_HOLD = 3
 # the still level is read this long after the fist appeared (it rests >= 0.4 s: lifts come after the count)
 REST_FROM, REST_TO = 0.4, 0.8
-# read before the first sampled sighting and after it
-LOOK_BEFORE, LOOK_AFTER = 0.5, 1.0
+# a rising fist is lost from the zone window this long after it starts to move
+MIN_RISE = 0.04
+MAX_RISE = 0.4
+# read before the sampled sighting and after it, per edge
+LOOK = {"land": (0.5, 1.0), "lift": (1.0, 0.5)}
 
 
 @dataclass(frozen=True)
 class Landing:
+    """One edge of a fist on the table, timed at the full rate."""
     seat: int
-    t_seen: float             # the sampled first sighting it refines
-    t_appear: float           # first full-rate frame the zone window says "vote"
-    t_land: float             # the fist at rest
-    how: str                  # "still" (the motion stopped) | "bounded" (the descent prior decided)
+    t_seen: float             # the sampled sighting it refines (first for a landing, last for a lift)
+    t_appear: float           # full-rate frame the zone window first (landing) or last (lift) says "vote"
+    t_land: float             # the edge: the fist at rest (landing) or leaving the table (lift)
+    how: str                  # "still" (the motion decided) | "bounded" (the prior on the move decided)
+    edge: str = "land"        # "land" | "lift"
 
     def to_json(self) -> dict:
-        return {"seat": self.seat, "t_seen": self.t_seen, "t_appear": round(self.t_appear, 3),
+        return {"seat": self.seat, "edge": self.edge, "t_seen": self.t_seen, "t_appear": round(self.t_appear, 3),
                 "t_land": round(self.t_land, 3), "how": self.how}
 
     @staticmethod
     def from_json(d: dict) -> "Landing":
-        return Landing(int(d["seat"]), float(d["t_seen"]), float(d["t_appear"]), float(d["t_land"]), str(d["how"]))
+        return Landing(int(d["seat"]), float(d["t_seen"]), float(d["t_appear"]), float(d["t_land"]), str(d["how"]),
+                       str(d.get("edge", "land")))
 
 
 def landing_from_series(times: Sequence[float], p_vote: Sequence[float], diffs: Sequence[float]
@@ -88,10 +101,42 @@ def landing_from_series(times: Sequence[float], p_vote: Sequence[float], diffs: 
     return appear, float(t[j]), "still"
 
 
+def lift_from_series(times: Sequence[float], p_vote: Sequence[float], diffs: Sequence[float]
+                     ) -> tuple[float, float, str] | None:
+    """(gone, lift, how): the last full-rate frame the window says "vote"
+    before the fist is gone for good, and the first frame of the motion that
+    took it away. None when no resting fist leaves in the series."""
+    t = np.asarray(times, float)
+    p = np.asarray(p_vote, float)
+    d = np.asarray(diffs, float)
+    n = len(t)
+    gone = [i for i in range(1, n - APPEAR_HOLD + 1)
+            if p[i - 1] >= APPEAR_P and np.all(p[i:i + APPEAR_HOLD] < APPEAR_P)]
+    if not gone:
+        return None
+    last = gone[-1] - 1
+    t_gone = float(t[last])
+    rest = d[(t >= t_gone - 0.9) & (t <= t_gone - 0.5) & (p >= APPEAR_P)]
+    if len(rest) == 0:
+        return None
+    still = float(np.median(rest))
+    limit = max(1.5 * still, still + 0.25)
+    lo, hi = t_gone - MAX_RISE, t_gone - MIN_RISE
+    # walk back from the loss through the rise to the last still frame
+    k = last
+    while k > 0 and d[k] > limit and t[k] >= lo - 1e-9:
+        k -= 1
+    if t[k] < lo - 1e-9:
+        return t_gone, lo, "bounded"
+    lift = float(t[min(k + 1, last)])
+    return t_gone, min(lift, hi), "still"
+
+
 @dataclass(frozen=True)
 class LandingRequest:
     seat: int
     t_seen: float
+    edge: str = "land"        # "land": t_seen is a first sighting; "lift": a last one
 
 
 def _zone_gray(image: np.ndarray, box) -> np.ndarray:
@@ -114,15 +159,18 @@ def _groups(requests: Sequence[LandingRequest], gap: float = 1.0) -> list[list[L
     return out
 
 
+ESTIMATORS = {"land": landing_from_series, "lift": lift_from_series}
+
+
 def measure_landings(video, calibration: Calibration, cam: str, requests: Sequence[LandingRequest],
                      fps: float = LANDING_FPS) -> tuple[list[Landing], int, list[str]]:
-    """Read each request's stretch at the full rate and find its landing.
+    """Read each request's stretch at the full rate and time its edge.
     `video` is a vision.video.VideoSource, decoded at the calibration's size
-    like the extraction. Returns the landings found, the frames decoded and
+    like the extraction. Returns the edges found, the frames decoded and
     warnings (a stretch the file could not give: those sightings keep their
     sampled times)."""
-    from vision.video import VideoError
     from vision.schedule import analysis_side
+    from vision.video import VideoError
     camera = calibration.camera(cam)
     regions = camera.seats
     side = analysis_side(video.info, camera)
@@ -131,37 +179,41 @@ def measure_landings(video, calibration: Calibration, cam: str, requests: Sequen
     decoded = 0
     warnings: list[str] = []
     for group in _groups(requests):
-        a = max(0.0, group[0].t_seen - LOOK_BEFORE)
-        b = group[-1].t_seen + LOOK_AFTER
+        a = max(0.0, min(r.t_seen - LOOK[r.edge][0] for r in group))
+        b = max(r.t_seen + LOOK[r.edge][1] for r in group)
         try:
             frames = video.read_range(a, b, fps, max_side=side)
         except VideoError as exc:
-            warnings.append(f"vote landings at {a:.1f}-{b:.1f} s not refined: {exc}")
+            warnings.append(f"vote fists at {a:.1f}-{b:.1f} s not timed to the frame: {exc}")
             continue
         decoded += len(frames)
         if len(frames) < APPEAR_HOLD + 2:
             continue
         times = [f.t for f in frames]
+        series: dict[int, tuple[list[float], list[float]]] = {}
         for req in group:
-            region = regions[req.seat]
-            crops = [seat_crop(f.image, region) for f in frames]
-            if zone_model:
-                feats = appearance_batch(crops, [region] * len(crops), zone_model)
-                p = [f.get("app_zone_vote", 0.0) + f.get("app_zone_wrong", 0.0) for f in feats]
-            else:
-                p = [0.0] * len(frames)
-            box = window_box("zone", region)
-            grays = [_zone_gray(f.image, box) for f in frames]
-            diffs = [0.0] + [float(np.mean(np.abs(grays[k] - grays[k - 1]))) for k in range(1, len(grays))]
-            # only the sighting being refined: the fist must appear near it
-            lo = req.t_seen - LOOK_BEFORE
-            sel = [k for k, t in enumerate(times) if lo - 1e-9 <= t <= req.t_seen + LOOK_AFTER]
-            found = landing_from_series([times[k] for k in sel], [p[k] for k in sel], [diffs[k] for k in sel])
+            if req.seat not in series:
+                region = regions[req.seat]
+                if zone_model:
+                    crops = [seat_crop(f.image, region) for f in frames]
+                    feats = appearance_batch(crops, [region] * len(crops), zone_model)
+                    p = [f.get("app_zone_vote", 0.0) + f.get("app_zone_wrong", 0.0) for f in feats]
+                else:
+                    p = [0.0] * len(frames)
+                box = window_box("zone", region)
+                grays = [_zone_gray(f.image, box) for f in frames]
+                diffs = [0.0] + [float(np.mean(np.abs(grays[k] - grays[k - 1]))) for k in range(1, len(grays))]
+                series[req.seat] = (p, diffs)
+            p, diffs = series[req.seat]
+            # only this sighting's stretch: another fist of the seat may stand nearby
+            before, after = LOOK[req.edge]
+            sel = [k for k, t in enumerate(times) if req.t_seen - before - 1e-9 <= t <= req.t_seen + after]
+            found = ESTIMATORS[req.edge]([times[k] for k in sel], [p[k] for k in sel], [diffs[k] for k in sel])
             if found is not None:
-                appear, land, how = found
-                out.append(Landing(req.seat, req.t_seen, appear, land, how))
+                seen_at, edge_t, how = found
+                out.append(Landing(req.seat, req.t_seen, seen_at, edge_t, how, req.edge))
     return out, decoded, warnings
 
 
-__all__ = ["Landing", "LandingRequest", "landing_from_series", "measure_landings", "LANDING_FPS",
-           "MIN_DESCENT", "MAX_DESCENT"]
+__all__ = ["Landing", "LandingRequest", "landing_from_series", "lift_from_series", "measure_landings",
+           "LANDING_FPS", "MIN_DESCENT", "MAX_DESCENT", "MIN_RISE", "MAX_RISE"]

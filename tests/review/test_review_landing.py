@@ -12,7 +12,8 @@ from engine.replay import replay
 from engine.timeline import build_timeline
 from review.landing import apply_landings, landing_requests
 from review.recount import Placement
-from vision.landing import MAX_DESCENT, MIN_DESCENT, Landing, LandingRequest, landing_from_series
+from vision.landing import (MAX_DESCENT, MAX_RISE, MIN_DESCENT, Landing, LandingRequest, landing_from_series,
+                            lift_from_series)
 
 from test_review_recount import protocol, run   # the recount tests' two-candidate day
 
@@ -65,12 +66,56 @@ def test_a_still_frame_right_after_appearing_is_not_yet_a_landing():
     assert land == pytest.approx(0.72)
 
 
+def lift_series(lift: float, gone: float, t0: float = 0.0, t1: float = 1.5, still: float = 0.2,
+                moving: float = 3.0):
+    """A resting fist that starts to rise at `lift` and is out of the window after `gone`."""
+    t = np.round(np.arange(t0, t1, 1 / FPS), 3)
+    p = np.where(t <= gone + 1e-9, 0.98, 0.02)
+    d = np.where((t >= lift - 1e-9) & (t < gone + 0.2), moving, still)
+    return t, p, d
+
+
+def test_lift_is_the_first_frame_of_the_motion_that_took_the_fist_away():
+    t, p, d = lift_series(lift=0.80, gone=0.96)
+    gone, lift, how = lift_from_series(t, p, d)
+    assert gone == pytest.approx(0.96) and lift == pytest.approx(0.80) and how == "still"
+
+
+def test_a_fist_still_in_the_zone_has_no_lift():
+    t = np.round(np.arange(0, 1.5, 1 / FPS), 3)
+    assert lift_from_series(t, np.full(len(t), 0.98), np.full(len(t), 0.2)) is None
+
+
+def test_a_lift_hidden_in_motion_is_bounded_by_the_rise():
+    # the zone kept moving long before the fist left (a neighbour's arm): the rise prior decides
+    t, p, d = lift_series(lift=0.30, gone=1.0)
+    gone, lift, how = lift_from_series(t, p, d)
+    assert how == "bounded" and lift == pytest.approx(gone - MAX_RISE)
+
+
 def test_only_sightings_near_a_window_closing_are_refined():
     tl = build_timeline(protocol(2, 8), replay(protocol(2, 8)))   # windows close at 62.5 and 66.5
     placements = {3: [Placement(3, 61.2, 63.0)], 4: [Placement(4, 62.1, 63.1)], 6: [Placement(6, 62.9, 63.6)],
-                  9: [Placement(9, 65.0, 67.0)]}
+                  9: [Placement(9, 65.0, 67.0)], 2: [Placement(2, 61.0, 62.3)], 5: [Placement(5, 61.0, 62.75)]}
     reqs = landing_requests(tl, placements)
-    assert [(r.seat, r.t_seen) for r in reqs] == [(4, 62.1), (6, 62.9)]
+    assert [(r.seat, r.t_seen, r.edge) for r in reqs] == [
+        (4, 62.1, "land"), (2, 62.3, "lift"), (5, 62.75, "lift"), (6, 62.9, "land")]
+
+
+def test_a_lift_before_thank_you_timed_to_the_frame_is_an_early_lift():
+    # last seen 62.36 at the vote rate: within the sampling margin of "thank you" (62.5), not flagged
+    sampled = {4: [Placement(4, 61.5, 62.36)]}
+    before, _ = run(protocol(1, 8), sampled)
+    assert "early_lift" not in next(v for v in before[0].voters if v.seat == 4).flags
+    timed = apply_landings(sampled, [Landing(4, 62.36, 62.36, 62.2, "still", "lift")])
+    assert timed[4][0].t_lift == pytest.approx(62.2) and timed[4][0].lift_timing == "full_rate"
+    after, _ = run(protocol(1, 8), timed)
+    v = next(v for v in after[0].voters if v.seat == 4)
+    assert v.counted and "early_lift" in v.flags and v.lift_timing == "full_rate"
+    # a lift timed on or after "thank you" is no foul
+    on_time = apply_landings(sampled, [Landing(4, 62.36, 62.6, 62.52, "still", "lift")])
+    again, _ = run(protocol(1, 8), on_time)
+    assert "early_lift" not in next(v for v in again[0].voters if v.seat == 4).flags
 
 
 def test_a_landing_after_thank_you_makes_the_vote_late_and_void():
@@ -78,11 +123,11 @@ def test_a_landing_after_thank_you_makes_the_vote_late_and_void():
     before, _ = run(protocol(1, 8), sampled)
     assert before[0].recount == 1 and not before[0].differs
     landed = apply_landings(sampled, [Landing(4, 62.32, 62.30, 62.58, "still")])
-    assert landed[4][0].t_place == pytest.approx(62.58) and landed[4][0].timing == "landing"
+    assert landed[4][0].t_place == pytest.approx(62.58) and landed[4][0].timing == "full_rate"
     after, _ = run(protocol(1, 8), landed)
     v = next(v for v in after[0].voters if v.seat == 4)
     assert not v.counted and v.reason == "late" and "late_vote" in v.flags
-    assert v.timing == "landing"
+    assert v.timing == "full_rate"
     # the void fist no longer counts for 5: the judge's 1 is now a miscount, and 4 votes 7 by default
     assert after[0].recount == 0 and after[0].differs
     assert 4 in after[1].defaults
@@ -95,7 +140,7 @@ def test_a_landing_never_moves_past_the_lift():
 
 def test_unrefined_placements_are_kept_as_they_were():
     ps = {1: [Placement(1, 3.0, 4.0)], 2: [Placement(2, 5.0, 6.0)]}
-    landed = apply_landings(ps, [Landing(2, 9.9, 9.8, 10.0, "still")])
+    landed = apply_landings(ps, [Landing(2, 9.9, 9.8, 10.0, "still"), Landing(1, 4.0, 4.0, 3.9, "still", "land")])
     assert landed == {1: [Placement(1, 3.0, 4.0)], 2: [Placement(2, 5.0, 6.0)]}
 
 
@@ -128,3 +173,30 @@ def test_the_sample_late_vote_lands_after_thank_you_in_the_real_video():
     for v, ld in zip(sorted(ontime, key=lambda v: (round(v["t_place"] - 0.2, 2), v["seat"])),
                      sorted(found, key=lambda ld: (ld.t_seen, ld.seat))):
         assert abs(ld.t_land - v["t_place"]) <= 0.15, (v, ld)
+
+
+@pytest.mark.slow
+def test_the_sample_early_lift_leaves_the_table_before_thank_you_in_the_real_video():
+    from vision.calibration import load_calibration
+    from vision.landing import measure_landings
+    from vision.video import open_video
+    truth = json.loads((SAMPLE / "truth.json").read_text())
+    early = next(v for v in truth["violations"] if v["type"] == "early_lift")
+    seat, t_lift, t_thanks = early["seats"][0], early["details"]["t_lift"], early["details"]["t_thanks"]
+    cal = load_calibration(SAMPLE / "calibration.json")
+    cam = next(iter(cal.cameras))
+    # the last sightings a 5 fps pass could have had of the rising fist
+    for seen in (t_lift + 0.05, t_lift + 0.15, t_lift + 0.2):
+        found, _, warnings = measure_landings(open_video(SAMPLE / "video.mp4"), cal, cam,
+                                              [LandingRequest(seat, round(seen, 2), "lift")])
+        assert not warnings and len(found) == 1 and found[0].edge == "lift"
+        assert found[0].t_land < t_thanks, (seen, found[0])
+        assert abs(found[0].t_land - t_lift) <= 0.15, (seen, found[0])
+    # lifts after the count: never before "thank you"
+    later = [v for v in truth["votes"] if v["status"] == "in_window"][:4]
+    reqs = [LandingRequest(v["seat"], round(v["t_lift"] + 0.15, 2), "lift") for v in later]
+    found, _, _ = measure_landings(open_video(SAMPLE / "video.mp4"), cal, cam, reqs)
+    assert len(found) == len(reqs)
+    for ld in found:
+        v = next(v for v in later if v["seat"] == ld.seat and abs(v["t_lift"] + 0.15 - ld.t_seen) < 0.02)
+        assert abs(ld.t_land - v["t_lift"]) <= 0.15, (v, ld)
