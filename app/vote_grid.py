@@ -54,7 +54,20 @@ def _describe(call: VoteCall, rec: VoterRecord) -> str:
     second = rec.form.replace("_", " ") if rec.form and rec.form != "unknown" else ""
     if not rec.counted and rec.reason:
         second += f" ({rec.reason.replace('_', ' ')})"
-    return " ".join(parts) + ("\n" + second.strip() if second.strip() else "")
+    return " ".join(parts) + ("\n" + second.strip() if second.strip() else "") + _edges(call, rec)
+
+
+def _edges(call: VoteCall, rec: VoterRecord) -> str:
+    """Edges timed at the full frame rate, against "Thank you": what decides a
+    late vote or an early lift, to the frame."""
+    if call.t_thanks is None:
+        return ""
+    said = []
+    if rec.timing == "full_rate" and rec.t_place is not None:
+        said.append(f"landed {rec.t_place - call.t_thanks:+.2f} s")
+    if rec.lift_timing == "full_rate" and rec.t_lift is not None:
+        said.append(f"lifted {rec.t_lift - call.t_thanks:+.2f} s")
+    return ("\n" + ", ".join(said) + " from “thank you” (25 fps)") if said else ""
 
 
 def grid_rows(calls: Sequence[VoteCall], verifications: Iterable) -> list[dict[str, CellView]]:

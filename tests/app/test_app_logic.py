@@ -261,3 +261,16 @@ def test_progress_maps_pipeline_steps_onto_the_whole_run():
     frac, msg = p.update("b", 0.5, "120/240 frames")  # review.pipeline's (step, frac, msg)
     assert frac == pytest.approx(1.5 / 4) and msg == "b: 120/240 frames"
     assert p.eta_seconds() == pytest.approx(10.0 * (1 - 0.375) / 0.375)
+
+
+def test_vote_cell_says_frame_timed_edges_against_thank_you():
+    from app.vote_grid import cell
+    from review.recount_file import VoteCall, VoterRecord
+    late = VoterRecord(4, 63.02, 63.9, "thumb_up", False, "late", 1.0, timing="full_rate")
+    lifted = VoterRecord(6, 61.5, 62.71, "thumb_up", True, "in_window", 1.0, lift_timing="full_rate")
+    plain = VoterRecord(7, 61.6, 63.6, "thumb_up", True, "in_window", 1.0, timing="sampled")
+    call = VoteCall(0, 1, 5, t_call=60.0, t_thanks=62.94, voters=(late, lifted, plain))
+    assert "landed +0.08 s from “thank you” (25 fps)" in cell(call, 4).text
+    assert cell(call, 4).state == "void"
+    assert "lifted -0.23 s from “thank you”" in cell(call, 6).text
+    assert "thank you" not in cell(call, 7).text
