@@ -207,7 +207,7 @@ def _extract_step(game, schedule, obs_path: Path, step: str, fp_cal, force: bool
 
 
 REFINE_PLAN = "refine_plan.json"
-REFINE_VERSION = 2      # bumped when what makes a glimpse changes: a kept plan is then re-made
+REFINE_VERSION = 3      # bumped when what makes a glimpse changes: a kept plan is then re-made
 
 
 def _refine_step(game, schedule, intervals, obs_path: Path, fp_cal, workers: int, say, stats: Stats,

@@ -27,6 +27,8 @@ PAD = 1.2
 CUES: dict[str, float] = {
     "app_body_hand_face": 0.25, "app_body_touch": 0.25, "app_body_standing": 0.25,
     "app_head_mask_lifted": 0.3,
+    # an arm up at night: a reach to a neighbour reads as "raised" in most frames
+    "app_body_raised": 0.3,
 }
 # at most this share of the recording's seat-seconds goes to refinement
 MAX_SHARE = 0.05
@@ -42,11 +44,12 @@ class Glimpse:
 
 Relevant = Callable[[int, float, str], bool]
 
-# Where each cue can be a foul: a lifted mask or a hand at it only at night and
-# only for a seat not awake by right there (the mafia meeting, the checks); a
-# touch or standing up at any time.
+# Where each cue can be a foul: a lifted mask, a hand at it or an arm up only at
+# night and only for a seat not awake by right there (the mafia meeting and
+# shooting, the checks); a touch or standing up at any time.
 # The permits are the rule checks' own (a peek, a hand at the mask).
-NIGHT_ONLY = {"app_head_mask_lifted": (Permit.UNMASK,), "app_body_hand_face": AWAKE_PERMITS}
+NIGHT_ONLY = {"app_head_mask_lifted": (Permit.UNMASK,), "app_body_hand_face": AWAKE_PERMITS,
+              "app_body_raised": AWAKE_PERMITS}
 
 
 def relevance(intervals: Sequence[Interval]) -> Relevant:

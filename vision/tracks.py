@@ -76,6 +76,9 @@ PER_STATE: dict[str, Smoothing] = {
     # a peek is brief and the head window wavers between "lifted" and "on"
     # while the band moves: hold the track through the low frames
     "mask_lifted": Smoothing(on=0.6, off=0.15, min_frames=3, max_gap=0.5),
+    # a touch glimpsed in one frame is kept (weak, under the checks' least
+    # evidence): inside an arm out of the night pose it names the reach
+    "touch": Smoothing(on=0.6, off=0.4, min_frames=1, max_gap=0.5),
 }
 
 

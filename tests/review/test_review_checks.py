@@ -131,3 +131,28 @@ def test_a_hand_at_the_mask_is_a_foul_unless_awake_by_right_and_a_peek_says_it_o
 def test_an_arm_coming_down_to_vote_is_not_a_touch():
     coming = [Track(2, "touch", 61.1, 61.5, 0.9, "3"), Track(2, "fist_on_table", 61.3, 63.5, 0.95, "thumb_up")]
     assert types(check(coming)) == []
+
+
+def test_a_reach_read_as_a_raised_arm_with_a_touch_glimpsed_is_a_night_touch():
+    # seat 6 (civilian) reaches to 7 at night after the checks: "raised" in most frames, "touch" in one
+    reach = [Track(6, "arm_up", 47.0, 48.4, 0.8), Track(6, "touch", 47.6, 47.6, 0.7, "7", 1)]
+    assert types(check(reach)) == [("touch_night", (6, 7))]
+    # the same arm seen touching for long enough is one touch, not two
+    both = [Track(6, "arm_up", 47.0, 48.4, 0.8), Track(6, "touch", 47.4, 48.0, 0.8, "7", 3)]
+    assert types(check(both)) == [("touch_night", (6, 7))]
+    # an arm up that touched nothing the window saw accuses nobody of touching
+    assert "touch_night" not in [t for t, _ in types(check([Track(6, "arm_up", 47.0, 48.4, 0.8)]))]
+    # during the shooting a red's reach to the neighbour is the touch, not a false shot
+    shooting = [Track(6, "arm_up", 28.0, 29.4, 0.8), Track(6, "touch", 28.6, 28.6, 0.7, "5", 1)]
+    assert types(check(shooting)) == [("touch_night", (5, 6))]
+    # while a red's plain raised arm during the shooting still is one
+    assert types(check([Track(6, "arm_up", 28.0, 29.4, 0.8)])) == [("false_shot", (6,))]
+    # the mafia's own shot hand, with a touch glimpsed beside it, is awake by right
+    assert types(check([Track(2, "arm_up", 28.0, 29.4, 0.8), Track(2, "touch", 28.6, 28.6, 0.7, "3", 1)])) == []
+
+
+def test_a_single_touch_frame_is_kept_as_a_weak_track():
+    from vision.tracks import FrameState, build_tracks
+    frames = [FrameState(10.0, 4, "touch", 0.7, "5")]
+    tracks = build_tracks(frames, {4: [9.0, 10.0, 11.0]})
+    assert [(t.state, t.t0, t.t1, t.frames, t.value) for t in tracks] == [("touch", 10.0, 10.0, 1, "5")]

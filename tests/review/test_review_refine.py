@@ -53,3 +53,16 @@ def test_a_lifted_mask_is_a_glimpse_only_at_night_for_a_seat_not_awake_by_right(
     found = glimpses(rows((2, 15.0, lifted), (3, 15.0, lifted), (2, 30.0, lifted), (3, 70.0, lifted),
                           (4, 70.0, {"app_body_touch": 0.6})), sched, relevant)
     assert sorted((g.seat, g.t) for g in found) == [(2, 30.0), (3, 15.0), (4, 70.0)]
+
+
+def test_an_arm_up_is_a_glimpse_at_night_unless_the_seat_may_raise_it_there():
+    from engine.timeline import Interval, Kind, Permit
+    night = Interval(Kind.NIGHT, "r1.night", "night 1", 1, 0.0, 60.0, None)
+    shooting = Interval(Kind.SHOOTING, "r1.shooting", "shooting", 1, 10.0, 20.0, None,
+                        permits={2: frozenset({Permit.RAISE_HAND})})
+    day = Interval(Kind.DAY, "r1.day", "day 1", 1, 60.0, 120.0, None)
+    sched = Schedule.of(ScheduleRange(0, 120, 1.0, None, "all", NIGHT))
+    up = {"app_body_raised": 0.7}
+    found = glimpses(rows((2, 15.0, up), (3, 15.0, up), (2, 40.0, up), (5, 90.0, up)), sched,
+                     relevance([night, shooting, day]))
+    assert sorted((g.seat, g.t) for g in found) == [(2, 40.0), (3, 15.0)]
