@@ -41,28 +41,26 @@ def test_the_closer_look_is_capped_strongest_first():
     assert min(r.t0 for r in fine.ranges) > 40
 
 
-def test_a_lifted_mask_is_a_glimpse_only_at_night_for_a_seat_not_awake_by_right():
+def night_found(wake_kind: str, permit: str, cues: list[tuple[int, float, dict]]) -> list[tuple[int, float]]:
+    """Glimpses on a night 0-60 s with seat 2 allowed `permit` in 10-20 s
+    (a wake or the shooting), then a day 60-120 s, all sampled at 1 fps."""
     from engine.timeline import Interval, Kind, Permit
     night = Interval(Kind.NIGHT, "r1.night", "night 1", 1, 0.0, 60.0, None)
-    wake = Interval(Kind.MAFIA_WAKE, "r1.mafia_wake", "mafia wake", 1, 10.0, 20.0, None,
-                    permits={2: frozenset({Permit.UNMASK})})
+    awake = Interval(Kind[wake_kind], f"r1.{wake_kind.lower()}", "awake", 1, 10.0, 20.0, None,
+                     permits={2: frozenset({Permit[permit]})})
     day = Interval(Kind.DAY, "r1.day", "day 1", 1, 60.0, 120.0, None)
     sched = Schedule.of(ScheduleRange(0, 120, 1.0, None, "all", NIGHT))
-    relevant = relevance([night, wake, day])
+    return sorted((g.seat, g.t) for g in glimpses(rows(*cues), sched, relevance([night, awake, day])))
+
+
+def test_a_lifted_mask_is_a_glimpse_only_at_night_for_a_seat_not_awake_by_right():
     lifted = {"app_head_mask_lifted": 0.9}
-    found = glimpses(rows((2, 15.0, lifted), (3, 15.0, lifted), (2, 30.0, lifted), (3, 70.0, lifted),
-                          (4, 70.0, {"app_body_touch": 0.6})), sched, relevant)
-    assert sorted((g.seat, g.t) for g in found) == [(2, 30.0), (3, 15.0), (4, 70.0)]
+    found = night_found("MAFIA_WAKE", "UNMASK", [(2, 15.0, lifted), (3, 15.0, lifted), (2, 30.0, lifted),
+                                                 (3, 70.0, lifted), (4, 70.0, {"app_body_touch": 0.6})])
+    assert found == [(2, 30.0), (3, 15.0), (4, 70.0)]
 
 
 def test_an_arm_up_is_a_glimpse_at_night_unless_the_seat_may_raise_it_there():
-    from engine.timeline import Interval, Kind, Permit
-    night = Interval(Kind.NIGHT, "r1.night", "night 1", 1, 0.0, 60.0, None)
-    shooting = Interval(Kind.SHOOTING, "r1.shooting", "shooting", 1, 10.0, 20.0, None,
-                        permits={2: frozenset({Permit.RAISE_HAND})})
-    day = Interval(Kind.DAY, "r1.day", "day 1", 1, 60.0, 120.0, None)
-    sched = Schedule.of(ScheduleRange(0, 120, 1.0, None, "all", NIGHT))
     up = {"app_body_raised": 0.7}
-    found = glimpses(rows((2, 15.0, up), (3, 15.0, up), (2, 40.0, up), (5, 90.0, up)), sched,
-                     relevance([night, shooting, day]))
-    assert sorted((g.seat, g.t) for g in found) == [(2, 40.0), (3, 15.0)]
+    found = night_found("SHOOTING", "RAISE_HAND", [(2, 15.0, up), (3, 15.0, up), (2, 40.0, up), (5, 90.0, up)])
+    assert found == [(2, 40.0), (3, 15.0)]
