@@ -301,6 +301,14 @@ _FLAG_TYPES = {"early_vote": T.EARLY_VOTE, "early_lift": T.EARLY_LIFT, "wrong_fo
                "double_vote": T.DOUBLE_VOTE, "late_vote": T.LATE_VOTE}
 
 
+def _vote_moments(rc: CallRecount, v) -> list[dict]:
+    """The frames a judge steps to for a vote flag: the call, the window's
+    opening and "Thank you", the fist landing and lifting."""
+    marks = [("call", rc.t_call), ("window opens", rc.window_open), ("thank you", rc.window_close),
+             ("fist landed", v.t_place), ("fist lifted", v.t_lift)]
+    return [{"label": label, "t": round(t, 3)} for label, t in marks if t is not None]
+
+
 def vote_incidents(ctx: CheckContext, recounts: Sequence[CallRecount]) -> list[Incident]:
     """Flags from the recount (V16, V17, V18, V20, V21) and miscounts with their impact."""
     calls = {iv.key: iv for iv in ctx.intervals if iv.kind is Kind.VOTE_CALL}
@@ -312,7 +320,9 @@ def vote_incidents(ctx: CheckContext, recounts: Sequence[CallRecount]) -> list[I
                 t1 = v.t_lift if v.t_lift is not None else v.t_place
                 out.append(_make(ctx, _FLAG_TYPES[flag], (v.seat,), v.t_place, t1, iv, v.confidence,
                                  {"candidate": rc.candidate, "counted": v.counted, "form": v.form,
-                                  "window": [rc.window_open, rc.window_close], "reason": v.reason}))
+                                  "window": [rc.window_open, rc.window_close], "reason": v.reason,
+                                  "timing": {"place": v.timing, "lift": v.lift_timing},
+                                  "key_moments": _vote_moments(rc, v)}))
     passes: dict[tuple[int, int], list[CallRecount]] = {}
     for rc in recounts:
         passes.setdefault((rc.round, rc.pass_index), []).append(rc)

@@ -156,3 +156,12 @@ def test_a_single_touch_frame_is_kept_as_a_weak_track():
     frames = [FrameState(10.0, 4, "touch", 0.7, "5")]
     tracks = build_tracks(frames, {4: [9.0, 10.0, 11.0]})
     assert [(t.state, t.t0, t.t1, t.frames, t.value) for t in tracks] == [("touch", 10.0, 10.0, 1, "5")]
+
+
+def test_a_vote_flag_carries_the_frames_a_judge_steps_to():
+    late = {**HONEST, 7: [Placement(7, 62.7, 64.0, timing="full_rate")]}
+    inc = next(i for i in check([], late) if i.type.value == "late_vote")
+    moments = {m["label"]: m["t"] for m in inc.details["key_moments"]}
+    assert moments["thank you"] == 62.5 and moments["fist landed"] == 62.7 and moments["fist lifted"] == 64.0
+    assert moments["call"] == 60.0 and "window opens" in moments
+    assert inc.details["timing"] == {"place": "full_rate", "lift": "sampled"}
