@@ -200,3 +200,22 @@ def test_the_sample_early_lift_leaves_the_table_before_thank_you_in_the_real_vid
     for ld in found:
         v = next(v for v in later if v["seat"] == ld.seat and abs(v["t_lift"] + 0.15 - ld.t_seen) < 0.02)
         assert abs(ld.t_land - v["t_lift"]) <= 0.15, (v, ld)
+
+
+@pytest.mark.slow
+def test_a_sighting_the_file_cannot_give_keeps_its_sampled_time(tmp_path):
+    """A recording cut short (or truncated) before a sighting: no landing, no
+    crash; the placement keeps its sampled time."""
+    import subprocess
+    from vision.calibration import load_calibration
+    from vision.landing import measure_landings
+    from vision.video import ffmpeg_exe, open_video
+    short = tmp_path / "short.mp4"
+    subprocess.run([ffmpeg_exe(), "-v", "error", "-y", "-i", str(SAMPLE / "video.mp4"), "-t", "62.5",
+                    "-c", "copy", str(short)], check=True)
+    cal = load_calibration(SAMPLE / "calibration.json")
+    cam = next(iter(cal.cameras))
+    found, _, warnings = measure_landings(open_video(short), cal, cam, [LandingRequest(2, 62.98)])
+    assert found == []
+    placements = {2: [Placement(2, 62.98, 64.0)]}
+    assert apply_landings(placements, found) == placements
