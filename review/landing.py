@@ -16,7 +16,7 @@ from dataclasses import replace
 from typing import Iterable, Mapping, Sequence
 
 from engine.timeline import Interval, Kind
-from vision.landing import Landing, LandingRequest
+from vision.landing import FistEdge, EdgeRequest
 
 from .recount import FULL_RATE, Placement
 
@@ -36,20 +36,20 @@ def window_closes(intervals: Iterable[Interval]) -> list[float]:
 
 
 def landing_requests(intervals: Iterable[Interval], placements: Mapping[int, Sequence[Placement]],
-                     near: float = NEAR, lift_after: float = LIFT_AFTER) -> list[LandingRequest]:
+                     near: float = NEAR, lift_after: float = LIFT_AFTER) -> list[EdgeRequest]:
     """Sightings whose edge could fall on either side of a closing, in time order."""
     closes = window_closes(intervals)
     out = []
     for seat, ps in placements.items():
         for p in ps:
             if any(abs(p.t_place - c) <= near for c in closes):
-                out.append(LandingRequest(seat, round(p.t_place, 3), "land"))
+                out.append(EdgeRequest(seat, round(p.t_place, 3), "land"))
             if p.t_lift is not None and any(-near <= p.t_lift - c <= lift_after for c in closes):
-                out.append(LandingRequest(seat, round(p.t_lift, 3), "lift"))
+                out.append(EdgeRequest(seat, round(p.t_lift, 3), "lift"))
     return sorted(out, key=lambda r: (r.t_seen, r.seat, r.edge))
 
 
-def apply_landings(placements: Mapping[int, Sequence[Placement]], landings: Iterable[Landing]
+def apply_landings(placements: Mapping[int, Sequence[Placement]], landings: Iterable[FistEdge]
                    ) -> dict[int, list[Placement]]:
     """The placements with each refined sighting moved to its edge."""
     by = {(ld.seat, ld.edge, round(ld.t_seen, 3)): ld for ld in landings}
@@ -61,10 +61,10 @@ def apply_landings(placements: Mapping[int, Sequence[Placement]], landings: Iter
             t_place, t_lift = p.t_place, p.t_lift
             if lift is not None:
                 # a lift is never before the sighting that began the fist
-                p = replace(p, t_lift=round(max(lift.t_land, t_place), 3), lift_timing=FULL_RATE)
+                p = replace(p, t_lift=round(max(lift.t_edge, t_place), 3), lift_timing=FULL_RATE)
             if land is not None:
                 # nor a landing after the fist is gone
-                t = land.t_land if p.t_lift is None else min(land.t_land, p.t_lift)
+                t = land.t_edge if p.t_lift is None else min(land.t_edge, p.t_lift)
                 p = replace(p, t_place=round(t, 3), timing=FULL_RATE)
             out.setdefault(seat, []).append(p)
     return out

@@ -241,7 +241,7 @@ def _refine_step(game, schedule, intervals, obs_path: Path, fp_cal, workers: int
 
 
 LANDINGS = "landings.json"
-LANDING_VERSION = 2     # bumped when the estimators change: kept landings are then re-measured
+LANDING_VERSION = 3     # bumped when the estimators change: kept landings are then re-measured
 
 
 def _landing_step(game, intervals, placements, fp_cal, stats: Stats, only: Sequence[str] | None):
@@ -249,7 +249,7 @@ def _landing_step(game, intervals, placements, fp_cal, stats: Stats, only: Seque
     full frame rate (review.landing, vision.landing). The landings are kept in
     analysis/landings.json under a fingerprint of what was asked, so a re-run
     reads them instead of decoding again."""
-    from vision.landing import Landing, measure_landings
+    from vision.landing import FistEdge, measure_landings
     from vision.video import open_video
     from .landing import apply_landings, landing_requests
     t0 = time.perf_counter()
@@ -259,7 +259,7 @@ def _landing_step(game, intervals, placements, fp_cal, stats: Stats, only: Seque
     source = _fingerprint(game.video, fp_cal, [[r.seat, r.t_seen] for r in requests], ["landing", LANDING_VERSION])
     kept = json.loads(path.read_text()) if path.exists() else {}
     if kept.get("source") == source:
-        landings = [Landing.from_json(d) for d in kept.get("landings", [])]
+        landings = [FistEdge.from_json(d) for d in kept.get("landings", [])]
         stats.skipped.append("landing")
     else:
         landings, decoded, warns = measure_landings(open_video(game.video), game.calibration, game.cam, requests)

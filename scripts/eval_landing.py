@@ -29,10 +29,10 @@ def rows(game: Path) -> list[dict]:
         v = min(fists, key=lambda v: abs(v[key] - ld["t_seen"]))
         th = thanks.get((v["round"], v["call"]))
         out.append({"game": game.name, "seat": ld["seat"], "edge": ld.get("edge", "land"), "how": ld["how"],
-                    "truth": v[key], "seen": ld["t_seen"], "timed": ld["t_land"],
-                    "error": round(ld["t_land"] - v[key], 3),
+                    "truth": v[key], "seen": ld["t_seen"], "timed": ld["t_edge"],
+                    "error": round(ld["t_edge"] - v[key], 3),
                     "sampled_error": round(ld["t_seen"] - v[key], 3),
-                    "side_ok": None if th is None else (ld["t_land"] >= th) == (v[key] >= th)})
+                    "side_ok": None if th is None else (ld["t_edge"] >= th) == (v[key] >= th)})
     return out
 
 

@@ -55,22 +55,22 @@ LOOK = {"land": (0.5, 1.0), "lift": (1.0, 0.5)}
 
 
 @dataclass(frozen=True)
-class Landing:
+class FistEdge:
     """One edge of a fist on the table, timed at the full rate."""
     seat: int
     t_seen: float             # the sampled sighting it refines (first for a landing, last for a lift)
-    t_appear: float           # full-rate frame the zone window first (landing) or last (lift) says "vote"
-    t_land: float             # the edge: the fist at rest (landing) or leaving the table (lift)
+    t_window: float           # full-rate frame the zone window first (landing) or last (lift) says "vote"
+    t_edge: float             # the edge: the fist at rest (landing) or leaving the table (lift)
     how: str                  # "still" (the motion decided) | "bounded" (the prior on the move decided)
     edge: str = "land"        # "land" | "lift"
 
     def to_json(self) -> dict:
-        return {"seat": self.seat, "edge": self.edge, "t_seen": self.t_seen, "t_appear": round(self.t_appear, 3),
-                "t_land": round(self.t_land, 3), "how": self.how}
+        return {"seat": self.seat, "edge": self.edge, "t_seen": self.t_seen, "t_window": round(self.t_window, 3),
+                "t_edge": round(self.t_edge, 3), "how": self.how}
 
     @staticmethod
-    def from_json(d: dict) -> "Landing":
-        return Landing(int(d["seat"]), float(d["t_seen"]), float(d["t_appear"]), float(d["t_land"]), str(d["how"]),
+    def from_json(d: dict) -> "FistEdge":
+        return FistEdge(int(d["seat"]), float(d["t_seen"]), float(d["t_window"]), float(d["t_edge"]), str(d["how"]),
                        str(d.get("edge", "land")))
 
 
@@ -133,7 +133,7 @@ def lift_from_series(times: Sequence[float], p_vote: Sequence[float], diffs: Seq
 
 
 @dataclass(frozen=True)
-class LandingRequest:
+class EdgeRequest:
     seat: int
     t_seen: float
     edge: str = "land"        # "land": t_seen is a first sighting; "lift": a last one
@@ -148,9 +148,9 @@ def _zone_gray(image: np.ndarray, box) -> np.ndarray:
     return cv2.GaussianBlur(g, (5, 5), 0)
 
 
-def _groups(requests: Sequence[LandingRequest], gap: float = 1.0) -> list[list[LandingRequest]]:
+def _groups(requests: Sequence[EdgeRequest], gap: float = 1.0) -> list[list[EdgeRequest]]:
     """Requests close in time share one decoded stretch."""
-    out: list[list[LandingRequest]] = []
+    out: list[list[EdgeRequest]] = []
     for r in sorted(requests, key=lambda r: r.t_seen):
         if out and r.t_seen - out[-1][-1].t_seen <= gap:
             out[-1].append(r)
@@ -162,8 +162,8 @@ def _groups(requests: Sequence[LandingRequest], gap: float = 1.0) -> list[list[L
 ESTIMATORS = {"land": landing_from_series, "lift": lift_from_series}
 
 
-def measure_landings(video, calibration: Calibration, cam: str, requests: Sequence[LandingRequest],
-                     fps: float = LANDING_FPS) -> tuple[list[Landing], int, list[str]]:
+def measure_landings(video, calibration: Calibration, cam: str, requests: Sequence[EdgeRequest],
+                     fps: float = LANDING_FPS) -> tuple[list[FistEdge], int, list[str]]:
     """Read each request's stretch at the full rate and time its edge.
     `video` is a vision.video.VideoSource, decoded at the calibration's size
     like the extraction. Returns the edges found, the frames decoded and
@@ -175,7 +175,7 @@ def measure_landings(video, calibration: Calibration, cam: str, requests: Sequen
     regions = camera.seats
     side = analysis_side(video.info, camera)
     zone_model = {k: m for k, m in committed_models().items() if k == "zone"}
-    out: list[Landing] = []
+    out: list[FistEdge] = []
     decoded = 0
     warnings: list[str] = []
     for group in _groups(requests):
@@ -211,9 +211,9 @@ def measure_landings(video, calibration: Calibration, cam: str, requests: Sequen
             found = ESTIMATORS[req.edge]([times[k] for k in sel], [p[k] for k in sel], [diffs[k] for k in sel])
             if found is not None:
                 seen_at, edge_t, how = found
-                out.append(Landing(req.seat, req.t_seen, seen_at, edge_t, how, req.edge))
+                out.append(FistEdge(req.seat, req.t_seen, seen_at, edge_t, how, req.edge))
     return out, decoded, warnings
 
 
-__all__ = ["Landing", "LandingRequest", "landing_from_series", "lift_from_series", "measure_landings",
+__all__ = ["FistEdge", "EdgeRequest", "landing_from_series", "lift_from_series", "measure_landings",
            "LANDING_FPS", "MIN_DESCENT", "MAX_DESCENT", "MIN_RISE", "MAX_RISE"]

@@ -12,7 +12,7 @@ from engine.replay import replay
 from engine.timeline import build_timeline
 from review.landing import apply_landings, landing_requests
 from review.recount import Placement
-from vision.landing import (MAX_DESCENT, MAX_RISE, MIN_DESCENT, Landing, LandingRequest, landing_from_series,
+from vision.landing import (MAX_DESCENT, MAX_RISE, MIN_DESCENT, FistEdge, EdgeRequest, landing_from_series,
                             lift_from_series)
 
 from test_review_recount import protocol, run   # the recount tests' two-candidate day
@@ -107,13 +107,13 @@ def test_a_lift_before_thank_you_timed_to_the_frame_is_an_early_lift():
     sampled = {4: [Placement(4, 61.5, 62.36)]}
     before, _ = run(protocol(1, 8), sampled)
     assert "early_lift" not in next(v for v in before[0].voters if v.seat == 4).flags
-    timed = apply_landings(sampled, [Landing(4, 62.36, 62.36, 62.2, "still", "lift")])
+    timed = apply_landings(sampled, [FistEdge(4, 62.36, 62.36, 62.2, "still", "lift")])
     assert timed[4][0].t_lift == pytest.approx(62.2) and timed[4][0].lift_timing == "full_rate"
     after, _ = run(protocol(1, 8), timed)
     v = next(v for v in after[0].voters if v.seat == 4)
     assert v.counted and "early_lift" in v.flags and v.lift_timing == "full_rate"
     # a lift timed on or after "thank you" is no foul
-    on_time = apply_landings(sampled, [Landing(4, 62.36, 62.6, 62.52, "still", "lift")])
+    on_time = apply_landings(sampled, [FistEdge(4, 62.36, 62.6, 62.52, "still", "lift")])
     again, _ = run(protocol(1, 8), on_time)
     assert "early_lift" not in next(v for v in again[0].voters if v.seat == 4).flags
 
@@ -122,7 +122,7 @@ def test_a_landing_after_thank_you_makes_the_vote_late_and_void():
     sampled = {4: [Placement(4, 62.32, 63.2)]}      # seen before "thank you" (62.5) at the vote rate
     before, _ = run(protocol(1, 8), sampled)
     assert before[0].recount == 1 and not before[0].differs
-    landed = apply_landings(sampled, [Landing(4, 62.32, 62.30, 62.58, "still")])
+    landed = apply_landings(sampled, [FistEdge(4, 62.32, 62.30, 62.58, "still")])
     assert landed[4][0].t_place == pytest.approx(62.58) and landed[4][0].timing == "full_rate"
     after, _ = run(protocol(1, 8), landed)
     v = next(v for v in after[0].voters if v.seat == 4)
@@ -134,13 +134,13 @@ def test_a_landing_after_thank_you_makes_the_vote_late_and_void():
 
 
 def test_a_landing_never_moves_past_the_lift():
-    landed = apply_landings({2: [Placement(2, 5.0, 5.3)]}, [Landing(2, 5.0, 4.98, 5.38, "bounded")])
+    landed = apply_landings({2: [Placement(2, 5.0, 5.3)]}, [FistEdge(2, 5.0, 4.98, 5.38, "bounded")])
     assert landed[2][0].t_place == pytest.approx(5.3)
 
 
 def test_unrefined_placements_are_kept_as_they_were():
     ps = {1: [Placement(1, 3.0, 4.0)], 2: [Placement(2, 5.0, 6.0)]}
-    landed = apply_landings(ps, [Landing(2, 9.9, 9.8, 10.0, "still"), Landing(1, 4.0, 4.0, 3.9, "still", "land")])
+    landed = apply_landings(ps, [FistEdge(2, 9.9, 9.8, 10.0, "still"), FistEdge(1, 4.0, 4.0, 3.9, "still", "land")])
     assert landed == {1: [Placement(1, 3.0, 4.0)], 2: [Placement(2, 5.0, 6.0)]}
 
 
@@ -160,19 +160,19 @@ def test_the_sample_late_vote_lands_after_thank_you_in_the_real_video():
     # every sighting a 5 fps pass could have had before the landing
     for seen in (t_place - 0.3, t_place - 0.2, t_place - 0.1):
         found, decoded, warnings = measure_landings(open_video(SAMPLE / "video.mp4"), cal, cam,
-                                                    [LandingRequest(seat, round(seen, 2))])
+                                                    [EdgeRequest(seat, round(seen, 2))])
         assert not warnings and decoded > 30
         assert len(found) == 1
-        assert found[0].t_land >= t_thanks, (seen, found[0])
-        assert abs(found[0].t_land - t_place) <= 0.1, (seen, found[0])
+        assert found[0].t_edge >= t_thanks, (seen, found[0])
+        assert abs(found[0].t_edge - t_place) <= 0.1, (seen, found[0])
     # an on-time fist of the same sample, first seen at the vote rate, is not moved past its window
     ontime = [v for v in truth["votes"] if v["status"] == "in_window"][:4]
-    reqs = [LandingRequest(v["seat"], round(v["t_place"] - 0.2, 2)) for v in ontime]
+    reqs = [EdgeRequest(v["seat"], round(v["t_place"] - 0.2, 2)) for v in ontime]
     found, _, _ = measure_landings(open_video(SAMPLE / "video.mp4"), cal, cam, reqs)
     assert len(found) == len(reqs)
     for v, ld in zip(sorted(ontime, key=lambda v: (round(v["t_place"] - 0.2, 2), v["seat"])),
                      sorted(found, key=lambda ld: (ld.t_seen, ld.seat))):
-        assert abs(ld.t_land - v["t_place"]) <= 0.15, (v, ld)
+        assert abs(ld.t_edge - v["t_place"]) <= 0.15, (v, ld)
 
 
 @pytest.mark.slow
@@ -188,18 +188,18 @@ def test_the_sample_early_lift_leaves_the_table_before_thank_you_in_the_real_vid
     # the last sightings a 5 fps pass could have had of the rising fist
     for seen in (t_lift + 0.05, t_lift + 0.15, t_lift + 0.2):
         found, _, warnings = measure_landings(open_video(SAMPLE / "video.mp4"), cal, cam,
-                                              [LandingRequest(seat, round(seen, 2), "lift")])
+                                              [EdgeRequest(seat, round(seen, 2), "lift")])
         assert not warnings and len(found) == 1 and found[0].edge == "lift"
-        assert found[0].t_land < t_thanks, (seen, found[0])
-        assert abs(found[0].t_land - t_lift) <= 0.15, (seen, found[0])
+        assert found[0].t_edge < t_thanks, (seen, found[0])
+        assert abs(found[0].t_edge - t_lift) <= 0.15, (seen, found[0])
     # lifts after the count: never before "thank you"
     later = [v for v in truth["votes"] if v["status"] == "in_window"][:4]
-    reqs = [LandingRequest(v["seat"], round(v["t_lift"] + 0.15, 2), "lift") for v in later]
+    reqs = [EdgeRequest(v["seat"], round(v["t_lift"] + 0.15, 2), "lift") for v in later]
     found, _, _ = measure_landings(open_video(SAMPLE / "video.mp4"), cal, cam, reqs)
     assert len(found) == len(reqs)
     for ld in found:
         v = next(v for v in later if v["seat"] == ld.seat and abs(v["t_lift"] + 0.15 - ld.t_seen) < 0.02)
-        assert abs(ld.t_land - v["t_lift"]) <= 0.15, (v, ld)
+        assert abs(ld.t_edge - v["t_lift"]) <= 0.15, (v, ld)
 
 
 @pytest.mark.slow
@@ -215,7 +215,7 @@ def test_a_sighting_the_file_cannot_give_keeps_its_sampled_time(tmp_path):
                     "-c", "copy", str(short)], check=True)
     cal = load_calibration(SAMPLE / "calibration.json")
     cam = next(iter(cal.cameras))
-    found, _, warnings = measure_landings(open_video(short), cal, cam, [LandingRequest(2, 62.98)])
+    found, _, warnings = measure_landings(open_video(short), cal, cam, [EdgeRequest(2, 62.98)])
     assert found == []
     placements = {2: [Placement(2, 62.98, 64.0)]}
     assert apply_landings(placements, found) == placements
