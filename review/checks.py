@@ -161,6 +161,16 @@ def check_night_behaviour(ctx: CheckContext) -> list[Incident]:
 AWAKE_PERMITS = (Permit.MOVE, Permit.UNMASK, Permit.RAISE_HAND, Permit.GESTURE)
 
 
+# a touch frame's least confidence to name a raised arm a reach
+REACH_TOUCH = 0.6
+
+
+def _touches(ctx: CheckContext, arm: Track) -> list[Track]:
+    """The seat's touches (any length) inside an arm out of its pose."""
+    return [t for t in ctx.tracks if t.seat == arm.seat and t.state == "touch"
+            and t.confidence >= REACH_TOUCH and t.overlaps(arm.t0, arm.t1)]
+
+
 def _reach(ctx: CheckContext, arm: Track) -> Track | None:
     """The touch inside an arm out of the night pose, when the window read
     the reach as a raised arm in most frames and as a touch in too few for a
@@ -168,21 +178,10 @@ def _reach(ctx: CheckContext, arm: Track) -> Track | None:
     "raised" in most frames, "touch" in one). None when the arm touched
     nothing the window saw, or when the touch has its own strong track (the
     touch check reports that one)."""
-    touches = [t for t in ctx.tracks if t.seat == arm.seat and t.state == "touch"
-               and t.confidence >= REACH_TOUCH and t.overlaps(arm.t0, arm.t1)]
+    touches = _touches(ctx, arm)
     if not touches or any(_strong(t) for t in touches):
         return None
     return max(touches, key=lambda t: t.confidence)
-
-
-# a touch frame's least confidence to name a raised arm a reach
-REACH_TOUCH = 0.6
-
-
-def _touching(ctx: CheckContext, arm: Track) -> bool:
-    """Did the window see this arm touch a neighbour (in any frame)?"""
-    return any(t.seat == arm.seat and t.state == "touch" and t.confidence >= REACH_TOUCH
-               and t.overlaps(arm.t0, arm.t1) for t in ctx.tracks)
 
 
 def _one_per_act(tracks: list[Track]) -> list[Track]:
@@ -203,7 +202,7 @@ def check_shooting(ctx: CheckContext) -> list[Incident]:
         # body window's arm_up says it too (measured: 2 of 2 false shots on
         # fresh seeds had arm_up and no hand_raised)
         for tr in _one_per_act(_of(ctx.tracks, "hand_raised", "shot", "arm_up")):
-            if tr.state == "arm_up" and _touching(ctx, tr):
+            if tr.state == "arm_up" and _touches(ctx, tr):
                 continue  # an arm out to the neighbour: the touch check reports it
             if tr.seat in sh.in_game and tr.overlaps(sh.t0, sh.t1) and not sh.allowed(tr.seat, Permit.RAISE_HAND):
                 out.append(_make(ctx, T.FALSE_SHOT, (tr.seat,), max(tr.t0, sh.t0), min(tr.t1, sh.t1), sh,

@@ -2,7 +2,7 @@
 recount's placements with those times applied.
 
 A fist sampled at the vote rate is first seen up to 0.3 s before it lands
-and last seen up to 0.25 s after it left the table (vision.landing). That
+and last seen up to 0.3 s after it left the table (vision.landing). That
 only matters where an edge could fall on either side of "Thank you": a fist
 first seen within `NEAR` of a call's window closing has its landing timed
 again at the full rate (a late vote, V21), one last seen from `NEAR` before
@@ -25,7 +25,7 @@ from .recount import FULL_RATE, Placement
 # seconds of "Thank you")
 NEAR = 0.6
 # a last sighting up to this long after the closing may hide a lift before it
-# (the window loses a rising fist up to 0.25 s after it left the table; fists
+# (the window loses a rising fist up to 0.28 s after it left the table; fists
 # kept for the count are lifted 0.4 s or more after "Thank you")
 LIFT_AFTER = 0.3
 
@@ -58,10 +58,9 @@ def apply_landings(placements: Mapping[int, Sequence[Placement]], landings: Iter
         for p in ps:
             land = by.get((seat, "land", round(p.t_place, 3)))
             lift = by.get((seat, "lift", round(p.t_lift, 3))) if p.t_lift is not None else None
-            t_place, t_lift = p.t_place, p.t_lift
             if lift is not None:
                 # a lift is never before the sighting that began the fist
-                p = replace(p, t_lift=round(max(lift.t_edge, t_place), 3), lift_timing=FULL_RATE)
+                p = replace(p, t_lift=round(max(lift.t_edge, p.t_place), 3), lift_timing=FULL_RATE)
             if land is not None:
                 # nor a landing after the fist is gone
                 t = land.t_edge if p.t_lift is None else min(land.t_edge, p.t_lift)

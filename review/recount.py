@@ -83,6 +83,13 @@ class CallRecount:
 TIMING_MARGIN = 0.2
 
 
+def _margin(timing: str) -> float:
+    """How clear of a window's edge a time must be to make a timing foul:
+    a sampled time by a frame of the vote rate, one timed at the full rate
+    not at all (it is the edge itself)."""
+    return 0.0 if timing == FULL_RATE else TIMING_MARGIN
+
+
 def _passes(intervals: Iterable[Interval]) -> list[list[Interval]]:
     """Vote-call intervals grouped by (round, pass), in call order."""
     groups: dict[tuple[int, int], list[Interval]] = {}
@@ -134,14 +141,13 @@ def recount_pass(calls: list[Interval], placements: Mapping[int, list[Placement]
                 open_ = call.details.get("window_open")
                 # a foul needs the margin of the sampling: a fist first seen a frame
                 # before the window may have landed on time
-                margin = 0.0 if pl.timing == FULL_RATE else TIMING_MARGIN
-                if reason == "early" and open_ is not None and open_ - pl.t_place > margin:
+                if reason == "early" and open_ is not None and open_ - pl.t_place > _margin(pl.timing):
                     v.flags.append("early_vote")
             close = call.details.get("window_close")
             # a sampled t_lift is the last frame the fist was seen: it rose within
             # the next frame; one timed at the full rate is the lift itself
-            margin = 0.0 if pl.lift_timing == FULL_RATE else TIMING_MARGIN
-            if v.counted and close is not None and pl.t_lift is not None and pl.t_lift + margin < close:
+            if v.counted and close is not None and pl.t_lift is not None and \
+                    pl.t_lift + _margin(pl.lift_timing) < close:
                 v.flags.append("early_lift")
             verdicts[call.key].append(v)
     out: list[CallRecount] = []
