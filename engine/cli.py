@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 from .profiles import PROFILE_NAMES
-from .protocol import ProtocolError, Protocol, parse_json, schema_issues
+from .protocol import ProtocolError, Protocol, parse_json, read_protocol_text, schema_issues
 from .replay import Replay, replay
 from .types import Issue, Severity, error
 
@@ -57,16 +57,9 @@ def check_output(rep: Replay | None, issues: list[Issue], profile_name: str) -> 
 def run_check(args) -> int:
     path = Path(args.file)
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        issues, rep = [error("file", None, f"{path}: no such file")], None
-    except (OSError, UnicodeDecodeError) as exc:
-        issues, rep = [error("file", None, f"{path}: cannot read ({exc})")], None
-    else:
-        try:
-            rep, issues = check_document(parse_json(text), args.profile)
-        except ProtocolError as exc:
-            rep, issues = None, list(exc.issues)
+        rep, issues = check_document(parse_json(read_protocol_text(path)), args.profile)
+    except ProtocolError as exc:
+        rep, issues = None, list(exc.issues)
     out = check_output(rep, issues, args.profile or "mafclub-2023")
     try:
         if args.json:

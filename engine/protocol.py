@@ -13,6 +13,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, ClassVar
 
+from mafvar.limits import LIMITS, InputLimitError, check_number, check_tree, parse_json_text, read_text_file
+
 from .types import Issue, Role, error
 
 FORMAT = "mafvar-protocol"
@@ -338,9 +340,52 @@ def _field_path(path) -> tuple[int | None, str]:
     return None, ".".join(str(p) for p in parts)
 
 
-def schema_issues(doc: Any) -> list[Issue]:
-    """One `error` issue per schema violation, naming the event index and field."""
+# Fields holding protocol-clock seconds (events) or a camera's offset.
+TIME_FIELDS = ("t", "t_end", "t_call_end", "t_call2", "t_thanks")
+
+
+def limit_issues(doc: Any) -> list[Issue]:
+    """Size and magnitude limits checked before the schema (and before any replay).
+
+    A tree that passed `mafvar.limits.check_tree` is small; this adds what is
+    specific to a protocol: how many events, and times within `max_seconds`.
+    """
+    try:
+        check_tree(doc, what="")
+    except InputLimitError as exc:
+        return [error("limit", None, str(exc), "docs/protocol.md")]
+    if not isinstance(doc, dict):
+        return []
+    events = doc.get("events")
+    if isinstance(events, list) and len(events) > LIMITS.max_events:
+        return [error("limit", None, f"protocol has {len(events):,} events, over the limit of "
+                      f"{LIMITS.max_events:,}", "docs/protocol.md")]
     issues: list[Issue] = []
+    for i, ev in enumerate(events if isinstance(events, list) else []):
+        if not isinstance(ev, dict):
+            continue
+        for name in TIME_FIELDS:
+            try:
+                check_number(ev.get(name), -LIMITS.max_seconds,
+                             LIMITS.max_seconds, f"event {i}, field '{name}'")
+            except InputLimitError as exc:
+                issues.append(error("limit", i, f"{exc} (seconds)", "docs/protocol.md"))
+    for k, cam in enumerate(doc.get("cameras") if isinstance(doc.get("cameras"), list) else []):
+        if isinstance(cam, dict):
+            try:
+                check_number(cam.get("offset"), -LIMITS.max_seconds, LIMITS.max_seconds,
+                             f"cameras[{k}], field 'offset'")
+            except InputLimitError as exc:
+                issues.append(error("limit", None, f"{exc} (seconds)", "docs/protocol.md"))
+    return issues
+
+
+def schema_issues(doc: Any) -> list[Issue]:
+    """Limit issues first (see `limit_issues`); else one `error` issue per schema
+    violation, naming the event index and field."""
+    issues: list[Issue] = limit_issues(doc)
+    if issues:
+        return issues
     seen: set[tuple] = set()
     errors = sorted(_validator().iter_errors(doc), key=lambda e: [str(p) for p in e.absolute_path])
     for err in errors:
@@ -366,14 +411,18 @@ def schema_issues(doc: Any) -> list[Issue]:
 
 
 def parse_json(text: str) -> Any:
-    """JSON text to a document; bad JSON raises ProtocolError with line and column."""
+    """JSON text to a document; bad JSON raises ProtocolError with line and column.
+
+    Size and magnitude limits (mafvar.limits) are checked while parsing, so an
+    integer of thousands of digits or a lone surrogate is refused by name.
+    """
     try:
-        return json.loads(text)
+        return parse_json_text(text, what="JSON text")
     except json.JSONDecodeError as exc:
         msg = f"not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
         raise ProtocolError(msg) from None
-    except RecursionError:
-        raise ProtocolError("not valid JSON: nested too deeply") from None
+    except InputLimitError as exc:
+        raise ProtocolError(str(exc)) from None
 
 
 def parse_protocol(text: str) -> Protocol:
@@ -386,11 +435,23 @@ def parse_protocol(text: str) -> Protocol:
 
 def load_protocol(path: str | Path) -> Protocol:
     """Read, parse and schema-validate a protocol file. Raises ProtocolError."""
+    return parse_protocol(read_protocol_text(path))
+
+
+def read_protocol_text(path: str | Path) -> str:
+    """The text of a protocol file, refusing one over the size limit before reading it.
+
+    Raises ProtocolError whose one issue has the code `file`.
+    """
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        return read_text_file(p, what="protocol")
     except FileNotFoundError:
-        raise ProtocolError(f"{p}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ProtocolError(f"{p}: cannot read: {exc}") from None
-    return parse_protocol(text)
+        problem = f"{p}: no such file"
+    except IsADirectoryError:
+        problem = f"{p}: is a folder, not a protocol file"
+    except InputLimitError as exc:
+        problem = str(exc)
+    except OSError as exc:
+        problem = f"{p}: cannot read ({exc.strerror or exc})"
+    raise ProtocolError(problem, [error("file", None, problem)])

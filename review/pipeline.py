@@ -127,6 +127,7 @@ def load_game(game_dir: str | Path) -> Game:
         info = probe(video)
     except VideoError as exc:
         raise AnalysisError(str(exc)) from exc
+    require_readable_end(video, info)
     try:
         cal = load_calibration(cpath)
         cam = next(iter(cal.cameras))
@@ -143,6 +144,36 @@ def load_game(game_dir: str | Path) -> Game:
     offset = float(getattr(cams[0], "offset", 0.0) or 0.0) if cams else 0.0
     warnings = [f"{cpath.name}: {i.message}" for i in found if i not in bad]
     return Game(ws, protocol, rep, build_timeline(protocol, rep), video, info, cal, cam, offset, warnings)
+
+
+def require_readable_end(video: Path, info: VideoInfo) -> None:
+    """Refuse, before any work, a recording whose header promises more than the file holds.
+
+    A copy cut short keeps its header (duration, size), so probing alone
+    says nothing; one small frame decoded near the end does. Without this the
+    analysis would run on the first part and present incidents of a game it
+    never saw the end of.
+    """
+    from vision.video import open_video
+    if not info.duration or info.duration <= 0:
+        return
+    t = max(0.0, info.duration - 2.0)
+    try:
+        frames = open_video(video).read_at([t], max_side=64)
+    except VideoError as exc:
+        frames = exc.partial
+        if not frames:
+            last = (f"; the last readable time is {exc.last_time:.1f} s"
+                    if exc.last_time is not None else "")
+            raise AnalysisError(
+                f"{video}: the recording is cut short or damaged: its header says "
+                f"{info.duration:.1f} s but no frame can be read at {t:.1f} s{last}; nothing was "
+                f"analysed (copy the file from the camera again)") from None
+    if not frames:
+        raise AnalysisError(
+            f"{video}: the recording is cut short or damaged: its header says "
+            f"{info.duration:.1f} s but no frame can be read at {t:.1f} s; nothing was analysed "
+            f"(copy the file from the camera again)")
 
 
 def _protocol_span(tl: Sequence[Interval]) -> float | None:
@@ -197,6 +228,14 @@ def _extract_step(game, schedule, obs_path: Path, step: str, fp_cal, force: bool
         stats.seat_frames += rep.seat_frames
         stats.carried += rep.carried
         stats.warnings.extend(rep.errors)
+        failed = rep.chunks_total - rep.chunks_done - rep.chunks_skipped
+        if failed:
+            # the landmarks of the chunks read are kept (a re-run resumes); results built on a
+            # recording read in part would be presented as if the rest had nothing in it
+            raise AnalysisError(
+                f"{game.video}: {failed} of {rep.chunks_total} stretches of the recording could not "
+                f"be read ({rep.errors[-1] if rep.errors else 'decoding failed'}); nothing was "
+                f"presented as a result")
         if rep.chunks_done + rep.chunks_skipped == rep.chunks_total:
             ws.mark_done(step, {"fingerprint": fp_ext, "frames": rep.frames,
                                 "frames_decoded": rep.decode.frames_decoded,
@@ -306,6 +345,14 @@ def analyze(game_dir: str | Path, progress: Progress | None = None, workers: int
     """Run (or resume) every step. `only`: timeline keys to analyse (e.g. "r2.vote").
     `gate=False` runs every scheduled model on every seat-frame (the unoptimised
     reference the gated path is compared with)."""
+    try:
+        return _analyze(game_dir, progress, workers, only, anchors, force, gate)
+    except VideoError as exc:  # a recording that fails part way (damaged in the middle)
+        raise AnalysisError(f"{exc}; the analysis stopped and nothing was presented as a "
+                            f"result") from exc
+
+
+def _analyze(game_dir, progress, workers, only, anchors, force, gate) -> Stats:
     say = progress or (lambda step, frac, msg: None)
     stats = Stats()
     t_start = time.perf_counter()

@@ -91,20 +91,33 @@ class Calibration:
         cams = data.get("cameras")
         if not isinstance(cams, dict) or not cams:
             raise CalibrationError(f"{source}: no cameras")
-        out = Calibration(confirmed_by=data.get("confirmed_by"))
+        if len(cams) > MAX_CAMERAS:
+            raise CalibrationError(f"{source}: {len(cams)} cameras, over the limit of {MAX_CAMERAS}")
+        confirmed = data.get("confirmed_by")
+        if confirmed is not None and not isinstance(confirmed, str):
+            raise CalibrationError(f"{source}: confirmed_by must be a name or null")
+        out = Calibration(confirmed_by=confirmed)
         for cid, c in cams.items():
             try:
+                if not isinstance(c, dict):
+                    raise ValueError(f"expected an object, got {type(c).__name__}")
                 seats = {}
-                for key, r in (c.get("seats") or {}).items():
+                raw_seats = c.get("seats") or {}
+                if not isinstance(raw_seats, dict):
+                    raise ValueError("'seats' must be an object keyed by seat number")
+                for key, r in raw_seats.items():
                     seat = int(key)
                     if seat not in SEATS:
                         raise CalibrationError(f"{source}: camera {cid}: seat {key} is not 1..10")
+                    if not isinstance(r, dict):
+                        raise ValueError(f"seat {key}: expected an object")
                     seats[seat] = SeatRegion(_box(r["body"]), _box(r["table_zone"]),
                                              _head(r["head"]) if r.get("head") is not None else None)
-                out.cameras[cid] = CameraCalibration(int(c["width"]), int(c["height"]), seats)
+                out.cameras[cid] = CameraCalibration(_side(c["width"], "width"),
+                                                     _side(c["height"], "height"), seats)
             except CalibrationError:
                 raise
-            except (KeyError, TypeError, ValueError) as exc:
+            except (KeyError, TypeError, ValueError, OverflowError) as exc:
                 raise CalibrationError(f"{source}: camera {cid}: malformed ({exc})") from None
         return out
 
@@ -116,32 +129,58 @@ def _region_json(r: SeatRegion) -> dict:
     return out
 
 
+# Far above any camera, far below what makes a crop or an allocation absurd.
+MAX_CAMERAS = 16
+MAX_SIDE_PX = 16_384
+MAX_COORD_PX = 100_000.0
+
+
+def _side(v, what: str) -> int:
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) \
+            or int(v) != v or not 1 <= v <= MAX_SIDE_PX:
+        raise ValueError(f"{what} must be a whole number of pixels 1..{MAX_SIDE_PX}, got {v!r}")
+    return int(v)
+
+
+def _coords(v, n: int, what: str) -> list[float]:
+    if not isinstance(v, (list, tuple)) or len(v) != n:
+        raise ValueError(f"{what}, got {v!r}")
+    out = []
+    for a in v:
+        if isinstance(a, bool) or not isinstance(a, (int, float)) or not math.isfinite(a) \
+                or abs(a) > MAX_COORD_PX:
+            raise ValueError(f"{what} with finite pixel values under {MAX_COORD_PX:g}, got {v!r}")
+        out.append(float(a))
+    return out
+
+
 def _head(v) -> Head:
-    if not isinstance(v, (list, tuple)) or len(v) != 3:
-        raise ValueError(f"a head is [x, y, width], got {v!r}")
-    x, y, size = (float(a) for a in v)
+    x, y, size = _coords(v, 3, "a head is [x, y, width]")
     if size <= 0:
         raise ValueError(f"head {v!r} has no width")
     return (x, y, size)
 
 
 def _box(v) -> Box:
-    if not isinstance(v, (list, tuple)) or len(v) != 4:
-        raise ValueError(f"a box is [x0, y0, x1, y1], got {v!r}")
-    x0, y0, x1, y1 = (float(a) for a in v)
+    x0, y0, x1, y1 = _coords(v, 4, "a box is [x0, y0, x1, y1]")
     if x1 <= x0 or y1 <= y0:
         raise ValueError(f"box {v!r} has no area")
     return (x0, y0, x1, y1)
 
 
 def load_calibration(path: str | Path) -> Calibration:
+    from mafvar.limits import LIMITS, InputLimitError, read_json_file
     path = Path(path)
     try:
-        data = json.loads(path.read_text())
+        data = read_json_file(path, max_bytes=LIMITS.max_calibration_bytes, what="calibration")
     except FileNotFoundError:
         raise CalibrationError(f"{path}: not found (propose one from a day frame first)") from None
     except json.JSONDecodeError as exc:
         raise CalibrationError(f"{path}: not valid JSON ({exc})") from None
+    except InputLimitError as exc:
+        raise CalibrationError(str(exc)) from None
+    except OSError as exc:
+        raise CalibrationError(f"{path}: cannot read ({exc.strerror or exc})") from None
     return Calibration.from_json(data, str(path))
 
 

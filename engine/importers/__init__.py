@@ -12,6 +12,8 @@ import json
 from pathlib import Path
 from typing import Any, Callable
 
+from mafvar.limits import InputLimitError, check_tree, read_json_file
+
 from . import mafiaratings, polemica
 from .errors import ImportError_
 
@@ -35,6 +37,10 @@ def import_record(kind: str, data: Any) -> dict:
         raise ImportError_(f"{kind} record: expected a JSON object at the top level, "
                            f"got {type(data).__name__}")
     try:
+        check_tree(data, what=f"{kind} record")  # an already-parsed record: limits before work
+    except InputLimitError as exc:
+        raise ImportError_(str(exc)) from None
+    try:
         return convert(data)
     except ImportError_:
         raise
@@ -48,16 +54,16 @@ def import_file(kind: str, path: str | Path) -> dict:
     """Read a foreign record file and convert it."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        data = read_json_file(p, what="record")
     except FileNotFoundError:
         raise ImportError_(f"{p}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ImportError_(f"{p}: cannot read: {exc}") from None
-    try:
-        data = json.loads(text)
+    except IsADirectoryError:
+        raise ImportError_(f"{p}: is a folder, not a record file") from None
     except json.JSONDecodeError as exc:
         raise ImportError_(f"{p}: not valid JSON: {exc.msg} at line {exc.lineno}, "
                            f"column {exc.colno}") from None
-    except RecursionError:
-        raise ImportError_(f"{p}: not valid JSON: nested too deeply") from None
+    except InputLimitError as exc:
+        raise ImportError_(str(exc)) from None
+    except OSError as exc:
+        raise ImportError_(f"{p}: cannot read: {exc.strerror or exc}") from None
     return import_record(kind, data)

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from mafvar.limits import LIMITS
+
 
 class ImportError_(ValueError):
     """A foreign record that cannot be converted.
@@ -26,6 +28,32 @@ def read_int(value: Any, where: str, low: int = 0, high: int | None = None) -> i
 
 def read_seat(value: Any, where: str) -> int:
     return read_int(value, where, 1, 10)
+
+
+def read_round(value: Any, where: str, low: int = 0) -> int:
+    """A round, day or night number, refused past `LIMITS.max_round` (a game never
+    gets near it; an absurd number must not make the importer walk that many rounds)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value > LIMITS.max_round:
+        raise ImportError_(f"{where}: round {value} is beyond the limit of "
+                           f"{LIMITS.max_round} rounds")
+    return read_int(value, where, low, LIMITS.max_round)
+
+
+def read_pass(value: Any, where: str, low: int = 0) -> int:
+    """A voting pass (revote) number, refused past `LIMITS.max_passes`."""
+    if isinstance(value, int) and not isinstance(value, bool) and value > LIMITS.max_passes:
+        raise ImportError_(f"{where}: voting pass {value} is beyond the limit of "
+                           f"{LIMITS.max_passes} passes a day")
+    return read_int(value, where, low, LIMITS.max_passes)
+
+
+def read_rounds_list(value: Any, where: str, extra: int = 1) -> list:
+    """A per-round list (one entry per round), at most `max_round + extra` long."""
+    items = read_list(value, where)
+    if len(items) > LIMITS.max_round + extra:
+        raise ImportError_(f"{where}: {len(items)} entries, one per round, beyond the limit "
+                           f"of {LIMITS.max_round} rounds")
+    return items
 
 
 def read_list(value: Any, where: str) -> list:

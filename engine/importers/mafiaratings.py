@@ -16,10 +16,12 @@ from typing import Any
 
 from engine.profiles import DEFAULT_PROFILE, ProfileError, get_profile, mafiaratings_overrides
 from engine.speaking import day_closer, day_opener
+from mafvar.limits import LIMITS
 
 from .assembly import Anchor, EventLog
 from .day import DayRecord, emit_day
-from .errors import ImportError_, read_int as _int, read_list as _list, read_seat as _seat
+from .errors import (ImportError_, read_int as _int, read_list as _list, read_pass as _pass,
+                     read_round as _round, read_rounds_list as _rounds, read_seat as _seat)
 from .following import day_leavers, night_victim
 
 ROLES = ("civ", "sheriff", "maf", "don")
@@ -57,14 +59,14 @@ def _game_time(gt: Any, where: str) -> Anchor:
     """The anchor a game-time object names (see assembly.EventLog)."""
     if not isinstance(gt, dict):
         raise ImportError_(f"{where}: expected a game-time object, got {gt!r}")
-    r = _int(gt.get("round"), f"{where}.round")
+    r = _round(gt.get("round"), f"{where}.round")
     time = gt.get("time")
     if time not in GAME_TIMES:
         raise ImportError_(f"{where}.time: unknown game-time {time!r}; expected one of "
                            f"{', '.join(GAME_TIMES)}")
     voting_round = gt.get("votingRound")
     if voting_round is not None:
-        voting_round = _int(voting_round, f"{where}.votingRound")
+        voting_round = _pass(voting_round, f"{where}.votingRound")
     if time == "speaking":
         speaker = _seat(gt.get("speaker"), f"{where}.speaker")
         if voting_round:  # a tie speech before revote `votingRound`
@@ -88,6 +90,9 @@ def _ballots(entry: Any, where: str) -> tuple[list[int | None], bool | None]:
     if isinstance(entry, int):
         return [_seat(entry, where)], None
     if isinstance(entry, list):
+        if len(entry) > LIMITS.max_passes + 1:
+            raise ImportError_(f"{where}: {len(entry)} ballots in one round, beyond the limit "
+                               f"of {LIMITS.max_passes} voting passes")
         items = list(entry)
         answer = None
         if items and isinstance(items[-1], bool):
@@ -198,19 +203,19 @@ class _Game:
             if kind not in DEATH_TYPES:
                 raise ImportError_(f"{where}.type: unknown death type {kind!r}; expected one of "
                                    f"{', '.join(DEATH_TYPES)}")
-            _int(death.get("round"), f"{where}.round")
+            _round(death.get("round"), f"{where}.round")
             self.deaths[i + 1] = death
 
     def _last_round(self) -> int:
         last = 0
         for i, p in enumerate(self.p):
             where = f"players[{i}] (seat {i + 1})"
-            last = max(last, len(_list(p.get("nominating"), f"{where}.nominating")) - 1,
-                       len(_list(p.get("voting"), f"{where}.voting")) - 1,
-                       len(_list(p.get("shooting"), f"{where}.shooting")))
+            last = max(last, len(_rounds(p.get("nominating"), f"{where}.nominating")) - 1,
+                       len(_rounds(p.get("voting"), f"{where}.voting")) - 1,
+                       len(_rounds(p.get("shooting"), f"{where}.shooting", 0)))
             for key in ("don", "sheriff"):
                 if p.get(key) is not None:
-                    last = max(last, _int(p[key], f"{where}.{key}", 1))
+                    last = max(last, _round(p[key], f"{where}.{key}", 1))
             for k, w in enumerate(_list(p.get("warnings"), f"{where}.warnings")):
                 last = max(last, _game_time(w, f"{where}.warnings[{k}]")[1])
         for d in self.deaths.values():

@@ -19,7 +19,8 @@ from engine.speaking import day_closer, day_opener
 
 from .assembly import Anchor, EventLog
 from .day import DayOutcome, DayRecord, emit_day
-from .errors import ImportError_, read_int as _int, read_list as _list, read_seat as _seat
+from .errors import (ImportError_, read_int as _int, read_list as _list, read_pass as _pass,
+                     read_round as _round, read_seat as _seat)
 from .following import day_leavers, night_victim
 
 ROLES = {0: "don", 1: "maf", 2: "civ", 3: "sheriff"}
@@ -79,13 +80,13 @@ def _stage_anchor(stage: Any, where: str) -> Anchor:
     """The anchor a polemica stage object names (see assembly.EventLog)."""
     stage = _obj(stage, where)
     kind = stage.get("type")
-    day = _int(stage.get("day", 0), f"{where}.day")
+    day = _round(stage.get("day", 0), f"{where}.day")
     player = stage.get("player")
     if player is not None:
         player = _seat(player, f"{where}.player")
     voting = stage.get("voting")
     if voting is not None:
-        voting = _int(voting, f"{where}.voting")
+        voting = _pass(voting, f"{where}.voting")
     r = max(day - 1, 0)
     if kind == "speech" and player is not None:
         return ("speaking", r, player)
@@ -220,14 +221,14 @@ class _Game:
         for i, row in enumerate(_list(self.data.get("votes"), "votes")):
             where = f"votes[{i}]"
             _obj(row, where)
-            day = _int(row.get("day"), f"{where}.day", 1)
+            day = _round(row.get("day"), f"{where}.day", 1)
             voter = _seat(row.get("voter"), f"{where}.voter")
             rec = days.setdefault(day, DayRecord(round=day - 1, raise_recorded=True))
             num = row.get("num")
             if num is None:  # the lift vote: `candidate` carries no seat meaning there
                 rec.raise_yes = (rec.raise_yes or []) + [voter]
                 continue
-            num = _int(num, f"{where}.num")
+            num = _pass(num, f"{where}.num")
             candidate = _seat(row.get("candidate"), f"{where}.candidate")
             if num == 0:
                 if voter in rec.nominations:
@@ -250,7 +251,7 @@ class _Game:
         for i, row in enumerate(_list(self.data.get(key), key)):
             where = f"{key}[{i}]"
             _obj(row, where)
-            night = _int(row.get("night"), f"{where}.night", 1)
+            night = _round(row.get("night"), f"{where}.night", 1)
             a, b = fields
             first = (_int(row.get(a), f"{where}.{a}") if a == "role"
                      else _seat(row.get(a), f"{where}.{a}"))
@@ -265,7 +266,7 @@ class _Game:
             return None
         stage = _obj(stage, "stage")
         kind = stage.get("type")
-        day = _int(stage.get("day", 0), "stage.day")
+        day = _round(stage.get("day", 0), "stage.day")
         player = stage.get("player")
         return (str(kind), day, player if isinstance(player, int) else None)
 
@@ -374,7 +375,7 @@ class _Game:
                 if dq.get("stage") is not None:
                     anchor = _stage_anchor(dq["stage"], f"{where}.stage")
                 else:
-                    anchor = ("round end", max(_int(dq.get("day", 1), f"{where}.day") - 1, 0))
+                    anchor = ("round end", max(_round(dq.get("day", 1), f"{where}.day") - 1, 0))
                 event = {"type": "removal", "seat": seat, "reason": "disqual"}
                 t = self.t(dq.get("time"))
                 if t is not None:
