@@ -8,7 +8,18 @@ decision *supersedes* the previous one and the chain is the history.
 
 A file at the path that is not a mafvar review database (another program's
 SQLite file, a corrupt file, anything else) is refused and left byte-for-byte
-untouched.
+untouched. A mafvar database that fails its integrity check (see
+`review.store_integrity`: quick_check, schema and triggers, the audit log's
+hash chain, every data row against the audit row that wrote it, the backup)
+is refused too: nothing is written to it, and the message says how to restore
+the automatic backup (`review.db.backup`, refreshed whenever the store is
+opened and found intact).
+
+Every write is authorised here, not only in the app: the role may do the act
+(`review.roles`), the role's passphrase matches when the folder has a roles
+file (`review.rolebook`), the name holds no other role in the tournament
+unless the organiser granted it, a decision names an incident of the game,
+and names and notes are normalised and bounded (`review.user_text`).
 """
 from __future__ import annotations
 
@@ -24,8 +35,13 @@ from enum import Enum
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, TypeVar
 
+from review import store_integrity as integrity
 from review.incidents import parse_enum
+from review.rolebook import (PASSPHRASE, PRACTICE, RoleBook, RoleBookError, authenticate,
+                             find_rolebook)
+from review.roles import Action, Role, require_permission
 from review.store_schema import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION
+from review.user_text import clean_incident_id, clean_name, clean_note, name_key
 
 T = TypeVar("T")
 
@@ -37,10 +53,13 @@ class ReviewStoreError(Exception):
     """review.db cannot be used; the message says why and what to do."""
 
 
-class Role(str, Enum):
-    CHIEF_JUDGE = "chief_judge"
-    SIDE_JUDGE = "side_judge"
-    ORGANISER = "organiser"
+class StoreIntegrityError(ReviewStoreError):
+    """review.db is a mafvar store that fails its integrity check; `report` has the details."""
+
+    def __init__(self, report: "integrity.IntegrityReport"):
+        self.report = report
+        super().__init__(f"{report.summary()}. Nothing will be written to it; "
+                         f"{report.restore_hint()}")
 
 
 class Verdict(str, Enum):
@@ -186,10 +205,12 @@ class AuditEntry:
     role: str | None
     action: str
     payload: dict[str, Any]
+    auth: str | None = None  # "practice", "passphrase", or None (mafvar itself; older rows)
 
     def to_json(self) -> dict[str, Any]:
         return {"id": self.id, "at": self.at.isoformat(), "actor": self.actor,
-                "role": self.role, "action": self.action, "payload": self.payload}
+                "role": self.role, "action": self.action, "payload": self.payload,
+                "auth": self.auth}
 
 
 # -- the store --------------------------------------------------------------------------
@@ -199,33 +220,55 @@ class ReviewStore:
 
     def __init__(self, conn: sqlite3.Connection, path: Path, *,
                  appeal_deadline_minutes: float, write_timeout_s: float,
-                 clock: Callable[[], datetime]) -> None:
+                 clock: Callable[[], datetime], report: "integrity.IntegrityReport") -> None:
         self._conn = conn
         self.path = path
+        self.game_dir = path.parent
         self.appeal_deadline_minutes = appeal_deadline_minutes
         self._write_timeout_s = write_timeout_s
         self._clock = clock
         self._lock = threading.RLock()
+        self._pending: list[tuple[str, Role | None, str, Mapping[str, Any]]] | None = None
+        self._auth_cache: set[tuple[str, str, str, str]] = set()
+        self.integrity = report  # what the check at open found (ok)
 
     @classmethod
     def open(cls, path: str | os.PathLike[str], *,
              appeal_deadline_minutes: float = DEFAULT_APPEAL_DEADLINE_MINUTES,
              busy_timeout_ms: int = 5000, write_timeout_s: float = 60.0,
-             clock: Callable[[], datetime] | None = None) -> "ReviewStore":
+             clock: Callable[[], datetime] | None = None, backup: bool = True) -> "ReviewStore":
         """Open (creating if absent) the review database at `path`.
 
         Raises ReviewStoreError, leaving the file untouched, if `path` holds
-        anything other than a mafvar review database.
+        anything other than a mafvar review database, and StoreIntegrityError
+        if it is one that fails its integrity check. An older schema is
+        migrated in place (a copy of the file as it was is kept first).
+        When the store is intact and has new rows since the last backup,
+        `review.db.backup` is refreshed (`backup=False` skips that).
         """
         if appeal_deadline_minutes <= 0:
             raise ValueError("appeal_deadline_minutes must be positive")
         file = Path(path)
         _refuse_foreign_bytes(file)
         conn = _connect(file, busy_timeout_ms)
+        clock = clock or (lambda: datetime.now(timezone.utc))
         try:
-            _refuse_foreign_database(conn, file, write_timeout_s)
+            version = _refuse_foreign_database(conn, file, write_timeout_s)
+            if 0 < version < SCHEMA_VERSION:
+                _keep_pre_migration_copy(conn, file, version)
             _retry_busy(lambda: _enable_wal(conn, file), write_timeout_s)
-            _retry_busy(lambda: _migrate(conn), write_timeout_s)
+            _retry_busy(lambda: _migrate(conn, clock), write_timeout_s)
+            state, backup_rows = integrity.read_backup(file)
+            report = _retry_busy(lambda: _verify(conn, file, backup_rows), write_timeout_s)
+            report.backup = state
+            if not report.ok:
+                raise StoreIntegrityError(report)
+            if backup and report.audit_rows and report.audit_rows > (
+                    state.audit_rows if state.ok else -1):
+                try:
+                    integrity.take_backup(conn, file)
+                except (OSError, sqlite3.Error) as exc:  # a read-only folder: keep working
+                    report.warnings.append(f"could not refresh {state.path.name}: {exc}")
         except sqlite3.Error as exc:  # e.g. a read-only folder or a full disk
             conn.close()
             raise ReviewStoreError(f"cannot open review database {file}: {exc}") from None
@@ -233,8 +276,7 @@ class ReviewStore:
             conn.close()
             raise
         return cls(conn, file, appeal_deadline_minutes=appeal_deadline_minutes,
-                   write_timeout_s=write_timeout_s,
-                   clock=clock or (lambda: datetime.now(timezone.utc)))
+                   write_timeout_s=write_timeout_s, clock=clock, report=report)
 
     def close(self) -> None:
         with self._lock:
@@ -250,10 +292,27 @@ class ReviewStore:
     def schema_version(self) -> int:
         return self._read(lambda c: c.execute("PRAGMA user_version").fetchone()[0])
 
+    # -- identity ----------------------------------------------------------------------
+    def rolebook(self) -> RoleBook | None:
+        """The roles file governing this game, read afresh (None: open practice mode)."""
+        return _rolebook(self.game_dir)
+
+    def sign_in(self, name: str, role: Role | str, passphrase: str | None = None) -> str:
+        """Check that `name` may act as `role` here, writing nothing; returns how
+        (PRACTICE or PASSPHRASE). PermissionError / ValueError say why not."""
+        name = clean_name(name)
+        role = _enum(Role, role, "role")
+        auth = self._authenticate(role, passphrase)
+        _check_tournament_roles(self.game_dir, name, role, self.rolebook(), self.path)
+        self._read(lambda c: _check_roles_here(c, name, role, self.rolebook()))
+        self._read(lambda c: _refuse_downgrade(c, auth, self.game_dir))
+        return auth
+
     # -- reviewers -------------------------------------------------------------------
-    def add_reviewer(self, name: str, role: Role | str) -> Reviewer:
+    def add_reviewer(self, name: str, role: Role | str, *,
+                     passphrase: str | None = None) -> Reviewer:
         """Register a reviewer in a role (idempotent: an existing pair is returned as is)."""
-        name = _name(name)
+        name = clean_name(name)
         role = _enum(Role, role, "role")
 
         def body(conn: sqlite3.Connection, now: datetime) -> tuple[Reviewer, None]:
@@ -262,7 +321,7 @@ class ReviewStore:
                                (name, role.value)).fetchone()
             return Reviewer(name, role, _dt(row[0])), None
 
-        return self._write(name, role, "add_reviewer", body)
+        return self._write(name, role, "add_reviewer", body, None, passphrase)
 
     def reviewers(self) -> list[Reviewer]:
         rows = self._read(lambda c: c.execute(
@@ -271,14 +330,15 @@ class ReviewStore:
 
     # -- decisions -------------------------------------------------------------------
     def decide(self, incident_id: str, reviewer: str, role: Role | str,
-               verdict: Verdict | str, note: str = "") -> Decision:
-        """Record a verdict on an incident; it supersedes the incident's current decision."""
-        if not isinstance(incident_id, str) or not incident_id.strip():
-            raise ValueError("incident_id must be a non-empty string")
-        reviewer = _name(reviewer)
+               verdict: Verdict | str, note: str = "", *,
+               passphrase: str | None = None) -> Decision:
+        """Record a verdict on an incident of this game (one in analysis/incidents.json);
+        it supersedes the incident's current decision."""
+        incident_id = clean_incident_id(incident_id)
+        reviewer = clean_name(reviewer)
         role = _enum(Role, role, "role")
         verdict = _enum(Verdict, verdict, "verdict")
-        note = _text(note)
+        note = clean_note(note)
 
         def body(conn: sqlite3.Connection, now: datetime) -> tuple[Decision, dict]:
             self._ensure_reviewer(conn, reviewer, role, now)
@@ -291,7 +351,8 @@ class ReviewStore:
             decision = Decision(cur.lastrowid, incident_id, reviewer, role, verdict, note, now, prev)
             return decision, decision.to_json()
 
-        return self._write(reviewer, role, "decide", body)
+        return self._write(reviewer, role, "decide", body, Action.DECIDE, passphrase,
+                           incidents=(incident_id,))
 
     def current_decision(self, incident_id: str) -> Decision | None:
         row = self._read(lambda c: c.execute(
@@ -321,17 +382,18 @@ class ReviewStore:
     # -- vote verifications ----------------------------------------------------------
     def verify_vote(self, round: int, pass_: int, candidate: int | None, voter_seat: int,
                     verdict: VoteVerdict | str, reviewer: str, role: Role | str,
-                    note: str = "") -> VoteVerification:
-        """A reviewer's reading of one cell of the vote grid (candidate None: raise vote)."""
+                    note: str = "", *, passphrase: str | None = None) -> VoteVerification:
+        """A reviewer's reading of one cell of the vote grid (candidate None: raise vote).
+        Judges only: an organiser may not verify votes (docs/app.md)."""
         _int_in(round, 0, 1000, "round")
         _int_in(pass_, 1, 100, "pass")
         if candidate is not None:
             _int_in(candidate, 1, 10, "candidate")
         _int_in(voter_seat, 1, 10, "voter seat")
         verdict = _enum(VoteVerdict, verdict, "vote verdict")
-        reviewer = _name(reviewer)
+        reviewer = clean_name(reviewer)
         role = _enum(Role, role, "role")
-        note = _text(note)
+        note = clean_note(note)
 
         def body(conn: sqlite3.Connection, now: datetime) -> tuple[VoteVerification, dict]:
             self._ensure_reviewer(conn, reviewer, role, now)
@@ -349,7 +411,7 @@ class ReviewStore:
                                       reviewer, role, note, now, prev)
             return record, record.to_json()
 
-        return self._write(reviewer, role, "verify_vote", body)
+        return self._write(reviewer, role, "verify_vote", body, Action.VERIFY_VOTE, passphrase)
 
     def current_verifications(self) -> list[VoteVerification]:
         """The standing verification of every verified cell, in grid order."""
@@ -373,20 +435,21 @@ class ReviewStore:
                     role: Role | str, filed_at: datetime | None = None,
                     game_end_at: datetime | None = None,
                     incident_ids: Iterable[str] = (),
-                    deadline_minutes: float | None = None) -> Appeal:
+                    deadline_minutes: float | None = None,
+                    passphrase: str | None = None) -> Appeal:
         """Record an appeal; `late` is computed against the deadline (MC 4.20: 15 min).
 
         `reviewer`/`role` is who records it (a player files through the
-        judges). Naive datetimes are taken as local time.
+        judges). Naive datetimes are taken as local time. Attached incidents
+        must be incidents of this game.
         """
         _int_in(filed_by_seat, 1, 10, "seat")
-        if not isinstance(grounds, str) or not grounds.strip():
-            raise ValueError("an appeal needs its grounds")
-        reviewer = _name(reviewer)
+        grounds = clean_note(grounds, "an appeal's grounds", required=True)
+        reviewer = clean_name(reviewer)
         role = _enum(Role, role, "role")
         deadline = self.appeal_deadline_minutes if deadline_minutes is None else float(deadline_minutes)
-        if deadline <= 0:
-            raise ValueError("deadline_minutes must be positive")
+        if not 0 < deadline < 24 * 60:
+            raise ValueError("deadline_minutes must be positive and under a day")
         ids = _incident_ids(incident_ids)
 
         def body(conn: sqlite3.Connection, now: datetime) -> tuple[int, dict]:
@@ -410,13 +473,15 @@ class ReviewStore:
                        "deadline_minutes": deadline, "late": late, "incident_ids": list(ids)}
             return appeal_id, payload
 
-        appeal_id = self._write(reviewer, role, "file_appeal", body)
+        appeal_id = self._write(reviewer, role, "file_appeal", body, Action.FILE_APPEAL,
+                                passphrase, incidents=ids)
         return self.appeal(appeal_id)
 
     def attach_incidents(self, appeal_id: int, incident_ids: Iterable[str], *,
-                         reviewer: str, role: Role | str) -> Appeal:
+                         reviewer: str, role: Role | str,
+                         passphrase: str | None = None) -> Appeal:
         """Attach more incidents to an appeal (already attached ones are skipped)."""
-        reviewer = _name(reviewer)
+        reviewer = clean_name(reviewer)
         role = _enum(Role, role, "role")
         ids = _incident_ids(incident_ids)
 
@@ -433,24 +498,25 @@ class ReviewStore:
                              (appeal_id, incident, reviewer, role.value, _iso(now)))
             return new, {"appeal_id": appeal_id, "incident_ids": new}
 
-        self._write(reviewer, role, "attach_incidents", body)
+        self._write(reviewer, role, "attach_incidents", body, Action.ATTACH_INCIDENTS,
+                    passphrase, incidents=ids)
         return self.appeal(appeal_id)
 
     def rule_appeal(self, appeal_id: int, reviewer: str, role: Role | str,
-                    ruling: Ruling | str, reasons: str) -> AppealRuling:
+                    ruling: Ruling | str, reasons: str, *,
+                    passphrase: str | None = None) -> AppealRuling:
         """The chief judge's ruling; a later ruling supersedes an earlier one.
 
-        Raises PermissionError for any other role.
+        Raises PermissionError for any other role, and for the chief judge's
+        role without its passphrase when the folder has a roles file.
         """
-        reviewer = _name(reviewer)
+        reviewer = clean_name(reviewer)
         role = _enum(Role, role, "role")
         ruling = _enum(Ruling, ruling, "ruling")
-        if role is not Role.CHIEF_JUDGE:
-            raise PermissionError(
-                f"only the chief judge may rule on an appeal; {reviewer} is acting as "
-                f"{role.value.replace('_', ' ')}")
+        require_permission(role, Action.RULE_APPEAL, reviewer)
         if not isinstance(reasons, str) or not reasons.strip():
             raise ValueError("a ruling needs its reasons")
+        reasons = clean_note(reasons, "a ruling's reasons", required=True)
 
         def body(conn: sqlite3.Connection, now: datetime) -> tuple[AppealRuling, dict]:
             self._require_appeal(conn, appeal_id)
@@ -465,7 +531,7 @@ class ReviewStore:
                                   now, prev)
             return record, record.to_json()
 
-        return self._write(reviewer, role, "rule_appeal", body)
+        return self._write(reviewer, role, "rule_appeal", body, Action.RULE_APPEAL, passphrase)
 
     def appeal(self, appeal_id: int) -> Appeal:
         appeals = self._read(lambda c: _load_appeals(c, appeal_id))
@@ -476,15 +542,39 @@ class ReviewStore:
     def appeals(self) -> list[Appeal]:
         return self._read(lambda c: _load_appeals(c, None))
 
+    # -- exports ---------------------------------------------------------------------
+    def record_export(self, reviewer: str, role: Role | str, what: str, *,
+                      passphrase: str | None = None) -> None:
+        """Authorise and log an export (a report written for others): chief judge or
+        organiser only. Call it before writing the export."""
+        reviewer = clean_name(reviewer)
+        role = _enum(Role, role, "role")
+        what = clean_note(what, "what is exported", required=True)
+
+        def body(conn: sqlite3.Connection, now: datetime) -> tuple[None, dict]:
+            self._ensure_reviewer(conn, reviewer, role, now)
+            return None, {"what": what}
+
+        self._write(reviewer, role, "export", body, Action.EXPORT, passphrase)
+
     # -- audit -----------------------------------------------------------------------
     def audit_log(self, action: str | None = None) -> list[AuditEntry]:
-        sql = "SELECT id, at, actor, role, action, payload FROM audit_log"
+        sql = "SELECT id, at, actor, role, action, payload, auth FROM audit_log"
         args: tuple[Any, ...] = ()
         if action is not None:
             sql += " WHERE action = ?"
             args = (action,)
         rows = self._read(lambda c: c.execute(sql + " ORDER BY id", args).fetchall())
-        return [AuditEntry(r[0], _dt(r[1]), r[2], r[3], r[4], json.loads(r[5])) for r in rows]
+        return [AuditEntry(r[0], _dt(r[1]), r[2], r[3], r[4], json.loads(r[5]), r[6])
+                for r in rows]
+
+    def verify(self) -> "integrity.IntegrityReport":
+        """The integrity check of `mafvar store verify`, on this open store."""
+        state, backup_rows = integrity.read_backup(self.path)
+        with self._lock:
+            report = _verify(self._conn, self.path, backup_rows)
+        report.backup = state
+        return report
 
     # -- internals -------------------------------------------------------------------
     def _ensure_reviewer(self, conn: sqlite3.Connection, name: str, role: Role,
@@ -495,44 +585,82 @@ class ReviewStore:
             return False
         conn.execute("INSERT INTO reviewers (name, role, created_at) VALUES (?, ?, ?)",
                      (name, role.value, _iso(now)))
-        self._audit(conn, now, name, role, "add_reviewer", {"name": name, "role": role.value})
+        self._audit(name, role, "add_reviewer", {"name": name, "role": role.value})
         return True
 
     @staticmethod
     def _require_appeal(conn: sqlite3.Connection, appeal_id: int) -> None:
+        if isinstance(appeal_id, bool) or not isinstance(appeal_id, int):
+            raise LookupError(f"no appeal {appeal_id!r}")
         if conn.execute("SELECT 1 FROM appeals WHERE id = ?", (appeal_id,)).fetchone() is None:
             raise LookupError(f"no appeal {appeal_id}")
 
-    @staticmethod
-    def _audit(conn: sqlite3.Connection, now: datetime, actor: str, role: Role | None,
-               action: str, payload: Mapping[str, Any]) -> None:
-        conn.execute("INSERT INTO audit_log (at, actor, role, action, payload)"
-                     " VALUES (?, ?, ?, ?, ?)",
-                     (_iso(now), actor, role.value if role else None, action,
-                      json.dumps(payload, ensure_ascii=False, sort_keys=True)))
+    def _audit(self, actor: str, role: Role | None, action: str,
+               payload: Mapping[str, Any]) -> None:
+        """Queue an audit row; `_write` appends the queue, chained, before it commits."""
+        assert self._pending is not None, "audit rows are written inside _write only"
+        self._pending.append((actor, role, action, payload))
+
+    def _authenticate(self, role: Role, passphrase: str | None) -> str:
+        book = self.rolebook()
+        if book is None or not book.protected or not passphrase:
+            return authenticate(book, role, passphrase)
+        rec = book.passphrases.get(role) or {}
+        key = (str(book.path), role.value, str(rec.get("hash")),
+               integrity.hashlib.sha256(passphrase.encode("utf-8", "surrogatepass")).hexdigest())
+        if key in self._auth_cache:  # the slow KDF once per store and passphrase
+            return PASSPHRASE
+        auth = authenticate(book, role, passphrase)
+        self._auth_cache.add(key)
+        return auth
 
     def _write(self, actor: str, role: Role, action: str,
                body: Callable[[sqlite3.Connection, datetime],
-                              tuple[T, Mapping[str, Any] | None]]) -> T:
-        """Run `body` in one BEGIN IMMEDIATE transaction together with its audit row.
+                              tuple[T, Mapping[str, Any] | None]],
+               permission: Action | None, passphrase: str | None, *,
+               incidents: Iterable[str] = ()) -> T:
+        """Authorise, then run `body` in one BEGIN IMMEDIATE transaction together with its
+        audit rows (chained, the last one carrying the digests of the rows written).
 
         `body` returns (result, audit payload); a None payload means it wrote
-        nothing worth logging (an idempotent no-op).
+        nothing worth logging (an idempotent no-op). Every refusal happens
+        before anything is written.
         """
+        if permission is not None:
+            require_permission(role, permission, actor)
+        auth = self._authenticate(role, passphrase)
+        book = self.rolebook()
+        self._require_incidents(incidents)
+        _check_tournament_roles(self.game_dir, actor, role, book, self.path)
+
         def attempt() -> T:
             with self._lock:
                 conn = self._conn
                 conn.execute("BEGIN IMMEDIATE")
+                self._pending = []
                 try:
+                    _check_before_write(conn, self.path)
+                    _refuse_downgrade(conn, auth, self.game_dir)
+                    _check_roles_here(conn, actor, role, book)
                     now = self._clock()
+                    before = integrity.max_rowids(conn)
                     result, payload = body(conn, now)
                     if payload is not None:
-                        self._audit(conn, now, actor, role, action, payload)
+                        self._pending.append((actor, role, action, payload))
+                    if self._pending:
+                        digests = integrity.new_row_digests(conn, before)
+                        for k, (who, as_role, act, data) in enumerate(self._pending):
+                            integrity.insert_chained(
+                                conn, _iso(now), who, as_role.value if as_role else None, act,
+                                json.dumps(data, ensure_ascii=False, sort_keys=True), auth,
+                                digests if k == len(self._pending) - 1 else None)
                     conn.execute("COMMIT")
                 except BaseException:
                     if conn.in_transaction:
                         conn.execute("ROLLBACK")
                     raise
+                finally:
+                    self._pending = None
                 return result
 
         try:
@@ -541,6 +669,16 @@ class ReviewStore:
             raise ReviewStoreError(f"{self.path}: write refused: {exc}") from None
         except sqlite3.DatabaseError as exc:
             raise ReviewStoreError(f"{self.path}: write failed: {exc}") from None
+
+    def _require_incidents(self, ids: Iterable[str]) -> None:
+        ids = list(ids)
+        if not ids:
+            return
+        known = game_incident_ids(self.game_dir)
+        for i in ids:
+            if i not in known:
+                raise LookupError(f"no incident {i!r} in {self.game_dir / 'analysis' / 'incidents.json'}"
+                                  " (a decision refers to an incident of this game)")
 
     def _read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         def attempt() -> T:
@@ -558,6 +696,154 @@ class ReviewStore:
         except sqlite3.DatabaseError as exc:
             raise ReviewStoreError(f"{self.path}: read failed: {exc}") from None
 
+
+# -- authorisation helpers (shared with the app's sign-in) ------------------------------------
+
+def _rolebook(game_dir: Path) -> RoleBook | None:
+    try:
+        return find_rolebook(game_dir)
+    except RoleBookError as exc:
+        # a damaged roles file must not silently turn passphrases off
+        raise PermissionError(f"{exc}; nobody may act until the organiser repairs it") from None
+
+
+def game_incident_ids(game_dir: Path) -> frozenset[str]:
+    """Ids in the game's analysis/incidents.json (LookupError when it cannot be read)."""
+    from review.incidents import IncidentFormatError, load_incidents
+    path = Path(game_dir) / "analysis" / "incidents.json"
+    if not path.is_file():
+        raise LookupError(f"{path} does not exist: analyse the game before deciding incidents")
+    try:
+        return frozenset(i.id for i in load_incidents(path).incidents)
+    except (IncidentFormatError, OSError, ValueError) as exc:
+        raise LookupError(f"cannot read the game's incidents: {exc}") from None
+
+
+def check_identity(game_dir: str | os.PathLike[str], name: str, role: Role | str,
+                   passphrase: str | None = None) -> str:
+    """The app's sign-in, also for a game without review.db yet: may `name` act as
+    `role` here? Returns PRACTICE or PASSPHRASE; PermissionError / ValueError if not.
+    Writes nothing."""
+    game = Path(game_dir)
+    name = clean_name(name)
+    role = _enum(Role, role, "role")
+    book = _rolebook(game)
+    auth = authenticate(book, role, passphrase)
+    db = game / "review.db"
+    _check_tournament_roles(game, name, role, book, db)
+    if db.is_file():
+        _check_roles_here_file(db, name, role, book, auth, game)
+    return auth
+
+
+def _roles_held(rows: Iterable[tuple[str, str]], name: str) -> set[Role]:
+    key = name_key(name)
+    out: set[Role] = set()
+    for other, role in rows:
+        try:
+            same = name_key(other) == key
+        except ValueError:  # a name stored before names were normalised
+            same = str(other).strip().casefold() == key
+        if same:
+            try:
+                out.add(Role(role))
+            except ValueError:
+                pass
+    return out
+
+
+def _refuse_second_role(name: str, role: Role, held: set[Role], book: RoleBook | None,
+                        where: str) -> None:
+    others = held - {role}
+    if not others:
+        return
+    granted = book.granted_roles(name) if book is not None else frozenset()
+    if others | {role} <= granted:
+        return
+    folder = book.folder if book is not None else "FOLDER"
+    listed = " and ".join(sorted(r.label for r in others))
+    raise PermissionError(
+        f"{name} already acts as {listed} {where}; one name holds one role in a tournament "
+        f"unless the organiser grants more (`mafvar roles grant {folder} --name \"{name}\" "
+        f"--role {role.value} " + " ".join(f"--role {r.value}" for r in sorted(others)) + "`)")
+
+
+def _check_roles_here(conn: sqlite3.Connection, name: str, role: Role,
+                      book: RoleBook | None) -> None:
+    rows = conn.execute("SELECT name, role FROM reviewers").fetchall()
+    _refuse_second_role(name, role, _roles_held(rows, name), book, "in this game")
+
+
+def _check_roles_here_file(db: Path, name: str, role: Role, book: RoleBook | None,
+                          auth: str, game: Path) -> None:
+    try:
+        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, isolation_level=None)
+    except sqlite3.Error:
+        return  # the store's own open reports what is wrong with it
+    try:
+        _check_roles_here(conn, name, role, book)
+        if "auth" in {r[1] for r in conn.execute("PRAGMA table_info(audit_log)")}:
+            _refuse_downgrade(conn, auth, game)
+    except sqlite3.Error:
+        return
+    finally:
+        conn.close()
+
+
+def _check_tournament_roles(game: Path, name: str, role: Role, book: RoleBook | None,
+                            own_db: Path) -> None:
+    """The other games of the tournament (the roles file's folder) must not have this
+    name in another role (read-only; a store that cannot be read is skipped here and
+    refused when it is itself opened)."""
+    if book is None:
+        return
+    for other in book.games():
+        db = other / "review.db"
+        if db.resolve() == own_db.resolve() or not db.is_file():
+            continue
+        try:
+            conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, isolation_level=None,
+                                   timeout=5)
+        except sqlite3.Error:
+            continue
+        try:
+            rows = conn.execute("SELECT name, role FROM reviewers").fetchall()
+        except sqlite3.Error:
+            continue
+        finally:
+            conn.close()
+        _refuse_second_role(name, role, _roles_held(rows, name), book,
+                            f"in game {other.name} of this tournament")
+
+
+def _refuse_downgrade(conn: sqlite3.Connection, auth: str, game: Path) -> None:
+    """A store once written with passphrases is not written in practice mode: the roles
+    file going missing must not open every role to everyone."""
+    if auth != PRACTICE:
+        return
+    if conn.execute("SELECT 1 FROM audit_log WHERE auth = ? LIMIT 1", (PASSPHRASE,)).fetchone():
+        raise PermissionError(
+            f"{game / 'review.db'} was written with role passphrases, but no roles file with an "
+            f"organiser passphrase governs {game} now (expected {game.parent / 'mafvar-roles.json'} "
+            f"or {game / 'mafvar-roles.json'}): put the tournament's roles file back")
+
+
+def _check_before_write(conn: sqlite3.Connection, path: Path) -> None:
+    """Cheap checks at every write (the full one ran at open): the schema and the chain's
+    last row, so a trigger dropped or a row edited since the open stops the write."""
+    problems = integrity.schema_problems(conn, SCHEMA_VERSION)
+    if not problems:
+        row = conn.execute(f"SELECT {integrity.AUDIT_COLS} FROM audit_log ORDER BY id DESC"
+                           " LIMIT 1").fetchone()
+        if row is not None and row[9] is not None and integrity.audit_hash(
+                row[8], *row[:8]) != row[9]:
+            problems = [integrity.Problem("chain", f"audit_log row {row[0]}: its content does "
+                                          "not match its hash (edited outside mafvar)",
+                                          "audit_log", row[0])]
+    if problems:
+        report = integrity.IntegrityReport(path, problems)
+        report.backup, _ = integrity.read_backup(path)
+        raise StoreIntegrityError(report)
 
 def appeal_is_late(filed_at: datetime, game_end_at: datetime | None,
                    deadline_minutes: float = DEFAULT_APPEAL_DEADLINE_MINUTES) -> bool | None:
@@ -602,8 +888,9 @@ def _connect(file: Path, busy_timeout_ms: int) -> sqlite3.Connection:
     return conn
 
 
-def _refuse_foreign_database(conn: sqlite3.Connection, file: Path, timeout_s: float) -> None:
-    """Read-only checks; nothing is written before the file is known to be ours."""
+def _refuse_foreign_database(conn: sqlite3.Connection, file: Path, timeout_s: float) -> int:
+    """Read-only checks; nothing is written before the file is known to be ours.
+    Returns the file's schema version (0: a new or empty database)."""
     def identify() -> tuple[int, int, int, list[str]]:
         return (conn.execute("PRAGMA application_id").fetchone()[0],
                 conn.execute("PRAGMA user_version").fetchone()[0],
@@ -616,24 +903,26 @@ def _refuse_foreign_database(conn: sqlite3.Connection, file: Path, timeout_s: fl
     except ReviewStoreError:
         raise
     except sqlite3.DatabaseError as exc:
-        raise ReviewStoreError(
-            f"{file} is corrupt or not a review database ({exc}); it was left untouched: "
-            "move it away (keep a copy) to start a new one") from None
+        _raise_corrupt(file, f"SQLite finds it corrupt or cannot read it ({exc})")
     if check != ["ok"]:
-        raise ReviewStoreError(
-            f"{file} is corrupt ({'; '.join(check[:3])}); it was left untouched: keep a copy "
-            "and move it away to start a new one")
+        _raise_corrupt(file, f"SQLite finds it corrupt ({'; '.join(check[:3])})")
     if app_id == APPLICATION_ID:
         if version > SCHEMA_VERSION:
             raise ReviewStoreError(
                 f"{file} was written by a newer mafvar (schema {version}; this version reads up "
                 f"to {SCHEMA_VERSION}): upgrade mafvar")
-        return
+        return version
     if app_id == 0 and version == 0 and objects == 0:
-        return  # an empty SQLite database: adopt it
+        return 0  # an empty SQLite database: adopt it
     raise ReviewStoreError(
         f"{file} is another program's SQLite database, not a mafvar review database; "
         "it was left untouched: move it away to start a new one")
+
+
+def _raise_corrupt(file: Path, problem: str):
+    report = integrity.IntegrityReport(file, [integrity.Problem("quick_check", problem)])
+    report.backup, _ = integrity.read_backup(file)
+    raise StoreIntegrityError(report)
 
 
 def _enable_wal(conn: sqlite3.Connection, file: Path) -> None:
@@ -647,13 +936,16 @@ def _enable_wal(conn: sqlite3.Connection, file: Path) -> None:
     conn.execute("PRAGMA recursive_triggers = ON")
 
 
-def _migrate(conn: sqlite3.Connection) -> None:
+def _migrate(conn: sqlite3.Connection, clock: Callable[[], datetime]) -> None:
     conn.execute("BEGIN IMMEDIATE")
     try:
         version = conn.execute("PRAGMA user_version").fetchone()[0]  # re-read under the lock
         for target in range(version + 1, SCHEMA_VERSION + 1):
-            for statement in _statements(MIGRATIONS[target - 1]):
+            for statement in integrity.split_statements(MIGRATIONS[target - 1]):
                 conn.execute(statement)
+            if target == integrity.CHAIN_VERSION and version >= 1:
+                # an existing store: the chain starts here and seals what was written before
+                integrity.start_chain(conn, version, _iso(clock()))
             conn.execute(f"PRAGMA user_version = {target}")
         if version == 0:
             conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
@@ -664,18 +956,35 @@ def _migrate(conn: sqlite3.Connection) -> None:
         raise
 
 
-def _statements(script: str) -> list[str]:
-    """Split a migration into statements (executescript would commit our transaction)."""
-    out, buf = [], ""
-    for line in script.splitlines(keepends=True):
-        buf += line
-        if sqlite3.complete_statement(buf):
-            if buf.strip():
-                out.append(buf.strip())
-            buf = ""
-    if buf.strip():
-        raise ValueError(f"incomplete SQL statement in migration: {buf[:60]!r}")
-    return out
+def _keep_pre_migration_copy(conn: sqlite3.Connection, file: Path, version: int) -> None:
+    """Before an older store is upgraded, a copy of it as it was: `review.db.schema<N>`.
+    Never overwritten (a copy already there is from an earlier, interrupted attempt)."""
+    copy = file.with_name(f"{file.name}.schema{version}")
+    if copy.exists():
+        return
+    tmp = copy.with_name(copy.name + ".tmp")
+    try:
+        dst = sqlite3.connect(tmp)
+        try:
+            conn.backup(dst)
+            dst.execute("PRAGMA journal_mode = DELETE")
+        finally:
+            dst.close()
+        os.replace(tmp, copy)
+    except (OSError, sqlite3.Error) as exc:
+        tmp.unlink(missing_ok=True)
+        raise ReviewStoreError(f"{file}: cannot keep a copy before upgrading it ({exc}); it "
+                               "was left as it is") from None
+
+
+def _verify(conn: sqlite3.Connection, file: Path, backup_rows: list[tuple] | None
+            ) -> "integrity.IntegrityReport":
+    conn.execute("BEGIN")  # one snapshot, taken after the backup was read
+    try:
+        return integrity.verify_connection(conn, file, backup_rows=backup_rows)
+    finally:
+        if conn.in_transaction:
+            conn.execute("COMMIT")
 
 
 def _retry_busy(fn: Callable[[], T], timeout_s: float) -> T:
@@ -743,20 +1052,6 @@ def _load_appeals(conn: sqlite3.Connection, appeal_id: int | None) -> list[Appea
 _enum = parse_enum  # raises ValueError naming the allowed values
 
 
-def _name(name: Any) -> str:
-    if not isinstance(name, str) or not name.strip():
-        raise ValueError("a reviewer needs a name")
-    return name.strip()
-
-
-def _text(note: Any) -> str:
-    if note is None:
-        return ""
-    if not isinstance(note, str):
-        raise ValueError("a note must be text")
-    return note
-
-
 def _int_in(value: Any, low: int, high: int, what: str) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
         raise ValueError(f"{what} must be an integer {low}..{high}, got {value!r}")
@@ -764,11 +1059,14 @@ def _int_in(value: Any, low: int, high: int, what: str) -> None:
 
 def _incident_ids(ids: Iterable[str]) -> tuple[str, ...]:
     out: list[str] = []
+    if isinstance(ids, str):
+        raise ValueError("incident ids must be a list of ids, not one string")
     for i in ids:
-        if not isinstance(i, str) or not i.strip():
-            raise ValueError(f"bad incident id {i!r}")
+        i = clean_incident_id(i)
         if i not in out:
             out.append(i)
+        if len(out) > 200:
+            raise ValueError("an appeal attaches at most 200 incidents")
     return tuple(out)
 
 

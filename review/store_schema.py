@@ -163,6 +163,52 @@ CREATE TABLE audit_log (
 );
 """ + "".join(_append_only_triggers(t) for t in APPEND_ONLY_TABLES)
 
+# Schema 2 (hardening): the audit log becomes a hash chain (review/store_integrity.py)
+# and records how each act was authorised; the role rules and the text limits of
+# review/roles.py and review/user_text.py are enforced by the database too, so a
+# caller that bypasses ReviewStore is still refused. A store migrated from 1
+# gets a `chain_start` row sealing its older rows (written by ReviewStore).
+LIMITS_SQL = {  # table -> (column, max length) checked on insert
+    "reviewers": (("name", 80),),
+    "decisions": (("incident_id", 200), ("reviewer", 80), ("note", 4000)),
+    "vote_verifications": (("reviewer", 80), ("note", 4000)),
+    "appeals": (("grounds", 4000), ("recorded_by", 80)),
+    "appeal_incidents": (("incident_id", 200), ("attached_by", 80)),
+    "appeal_rulings": (("reviewer", 80), ("reasons", 4000)),
+}
+
+
+def _limit_trigger(table: str, cols: tuple[tuple[str, int], ...]) -> str:
+    cond = " OR ".join(f"length(NEW.{c}) > {n}" for c, n in cols)
+    named = ", ".join(f"{c} {n}" for c, n in cols)
+    return f"""
+CREATE TRIGGER {table}_limits BEFORE INSERT ON {table}
+BEGIN SELECT RAISE(ABORT, '{table}: text over its length limit ({named} characters)')
+      WHERE {cond}; END;
+"""
+
+
+_V2 = """
+ALTER TABLE audit_log ADD COLUMN auth TEXT;         -- practice | passphrase | NULL (mafvar)
+ALTER TABLE audit_log ADD COLUMN row_digests TEXT;  -- [[table, rowid, sha256], ...] of this write
+ALTER TABLE audit_log ADD COLUMN prev_hash TEXT;
+ALTER TABLE audit_log ADD COLUMN hash TEXT;
+
+-- Once the chain has begun, every new row carries its hash and links to the last one.
+CREATE TRIGGER audit_log_chain BEFORE INSERT ON audit_log
+BEGIN
+    SELECT RAISE(ABORT, 'audit_log is append-only: a new row must carry its hash and the hash of the row before it')
+    WHERE NEW.hash IS NULL OR length(NEW.hash) != 64
+       OR (EXISTS (SELECT 1 FROM audit_log WHERE hash IS NOT NULL)
+           AND NEW.prev_hash IS NOT (SELECT hash FROM audit_log ORDER BY id DESC LIMIT 1));
+END;
+
+-- docs/app.md: an organiser may not verify votes; only the chief judge rules (schema 1).
+CREATE TRIGGER vote_verifications_role BEFORE INSERT ON vote_verifications
+BEGIN SELECT RAISE(ABORT, 'vote_verifications: an organiser may not verify votes')
+      WHERE NEW.role NOT IN ('chief_judge', 'side_judge'); END;
+""" + "".join(_limit_trigger(t, c) for t, c in LIMITS_SQL.items())
+
 # Append only. Never edit a migration that has shipped.
-MIGRATIONS: tuple[str, ...] = (_V1,)
+MIGRATIONS: tuple[str, ...] = (_V1, _V2)
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -10,8 +10,15 @@ from review.store import (
     OPEN, ReviewStore, ReviewStoreError, Role, Ruling, Verdict, VoteVerdict, appeal_is_late,
 )
 from review.store_schema import APPEND_ONLY_TABLES, SCHEMA_VERSION
+from review_store_support import write_incidents
 
 END = datetime(2026, 11, 1, 20, 0, 0, tzinfo=timezone.utc)
+
+
+@pytest.fixture(autouse=True)
+def incidents(tmp_path):
+    """Every test's folder is a game whose analysis lists the incidents decided on."""
+    write_incidents(tmp_path)
 
 
 @pytest.fixture
@@ -207,7 +214,7 @@ def test_foreign_and_corrupt_files_are_refused_untouched(tmp_path):
     conn.close()
 
     corrupt = tmp_path / "corrupt" / "review.db"
-    corrupt.parent.mkdir()
+    write_incidents(corrupt.parent)
     with ReviewStore.open(corrupt) as s:
         s.decide("peek-1", "Anna", "chief_judge", "confirmed")
     raw = bytearray(corrupt.read_bytes())
