@@ -29,8 +29,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.calibration import Box, SeatRegion
+from vision.calibration import Box, SeatRegion, expected_head
 from vision.crops import Crop
+from vision.skin import skin_mask
 
 MODEL_PATH = Path(__file__).with_name("models") / "appearance.json"
 FORMAT = "mafvar-appearance-model"
@@ -45,7 +46,6 @@ def window_box(kind: str, region: SeatRegion) -> Box:
     """The frame-px box of a window of the seat."""
     if kind == "head":
         if region.head is None:
-            from vision.pixel_features import expected_head
             (x, y), w = expected_head(region)
         else:
             x, y, w = region.head
@@ -81,11 +81,6 @@ def _hog(w: int, h: int) -> cv2.HOGDescriptor:
     return cv2.HOGDescriptor((w, h), (16, 16), (8, 8), (8, 8), 9)
 
 
-def _skin(img: np.ndarray) -> np.ndarray:
-    from vision.pixel_features import skin_mask
-    return skin_mask(img)
-
-
 def describe(p: np.ndarray) -> np.ndarray:
     """Descriptor of an RGB patch: HOG of its luminance, and 4x4 grids of mean
     luminance, dark fraction and skin fraction (the mask is dark, the face and
@@ -95,7 +90,7 @@ def describe(p: np.ndarray) -> np.ndarray:
     hog = _hog(w, h).compute(luma).ravel()
     lum = cv2.resize(luma.astype(np.float32) / 255.0, (4, 4), interpolation=cv2.INTER_AREA).ravel()
     dark = cv2.resize((luma < 55).astype(np.float32), (4, 4), interpolation=cv2.INTER_AREA).ravel()
-    skin = cv2.resize(_skin(p).astype(np.float32), (4, 4), interpolation=cv2.INTER_AREA).ravel()
+    skin = cv2.resize(skin_mask(p).astype(np.float32), (4, 4), interpolation=cv2.INTER_AREA).ravel()
     return np.concatenate([hog, lum, dark, skin]).astype(np.float32)
 
 
