@@ -1,13 +1,14 @@
 """The `mafvar` command line: one entry point that fronts every package.
 
-Each package owns its sub-commands in its own `cli` module exposing
-`register(subparsers)`; this file only wires them together, so adding a
-command never means editing another package's code.
+Each sub-command is a module of `mafvar.commands` exposing
+`register(subparsers)`; this file only lists them, in the order of
+`mafvar --help`. Command modules import the libraries (engine, vision,
+review, app, sample_videos) and `mafvar.errors`, never this file, and no
+library imports a command module (tests/test_import_graph.py holds both).
 """
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import sys
 import traceback
@@ -23,20 +24,11 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
+from mafvar.commands import analysis, audit, hands, protocol, report, review_app, synth  # noqa: E402
+from mafvar.errors import UserError  # noqa: E402
+
 # Order is the order shown in `mafvar --help`.
-COMMAND_MODULES = (
-    "engine.cli",
-    "vision.cli",
-    "sample_videos.cli",
-    "review.cli",
-    "review.cli_analysis",
-    "review.cli_audit",
-    "app.cli",
-)
-
-
-class UserError(Exception):
-    """A problem with the user's input: printed as one clear message, exit 2."""
+COMMANDS = (protocol, hands, synth, report, analysis, audit, review_app)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -55,14 +47,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--debug", action="store_true",
                         help="on an unexpected error, print the full traceback too")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMAND_MODULES:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name == name:  # the package has no CLI yet
-                continue
-            raise
-        module.register(sub)
+    for command in COMMANDS:
+        command.register(sub)
     return parser
 
 

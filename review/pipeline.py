@@ -208,7 +208,7 @@ def _extract_step(game, schedule, obs_path: Path, step: str, fp_cal, force: bool
                 Path(str(obs_path) + suffix).unlink(missing_ok=True)
             for later in EXTRACT_STEPS:
                 ws.clear_marker(later)
-            (ws.analysis_dir / REFINE_PLAN).unlink(missing_ok=True)
+            ws.refine_plan_path.unlink(missing_ok=True)
         from vision.schedule import extract
         say(step, 0.0, f"{planned} frames to analyse in {len(schedule.ranges)} ranges")
         done = [0]
@@ -245,7 +245,6 @@ def _extract_step(game, schedule, obs_path: Path, step: str, fp_cal, force: bool
     stats.wall[step] = time.perf_counter() - t0
 
 
-REFINE_PLAN = "refine_plan.json"
 REFINE_VERSION = 3      # bumped when what makes a glimpse changes: a kept plan is then re-made
 
 
@@ -259,7 +258,7 @@ def _refine_step(game, schedule, intervals, obs_path: Path, fp_cal, workers: int
     from vision.schedule import Schedule, ScheduleRange
     t0 = time.perf_counter()
     source = _fingerprint(game.video, fp_cal, _ranges_key(schedule), ["gate", gate, "refine", REFINE_VERSION])
-    plan_path = game.ws.analysis_dir / REFINE_PLAN
+    plan_path = game.ws.refine_plan_path
     plan = json.loads(plan_path.read_text()) if plan_path.exists() else {}
     if plan.get("source") == source:
         fine = Schedule(tuple(ScheduleRange(a, b, fps, None if seats is None else tuple(seats), "refine",
@@ -279,7 +278,6 @@ def _refine_step(game, schedule, intervals, obs_path: Path, fp_cal, workers: int
         _extract_step(game, fine, obs_path, "extract_refine", fp_cal, False, workers, say, stats, gate)
 
 
-LANDINGS = "landings.json"
 LANDING_VERSION = 3     # bumped when the estimators change: kept landings are then re-measured
 
 
@@ -294,7 +292,7 @@ def _landing_step(game, intervals, placements, fp_cal, stats: Stats, only: Seque
     t0 = time.perf_counter()
     calls = [iv for iv in intervals if not only or _selected(iv.key, only)]
     requests = landing_requests(calls, placements)
-    path = game.ws.analysis_dir / LANDINGS
+    path = game.ws.landings_path
     source = _fingerprint(game.video, fp_cal, [[r.seat, r.t_seen] for r in requests], ["landing", LANDING_VERSION])
     kept = json.loads(path.read_text()) if path.exists() else {}
     if kept.get("source") == source:
@@ -381,7 +379,7 @@ def _analyze(game_dir, progress, workers, only, anchors, force, gate) -> Stats:
         schedule = plan_schedule(placed, game.info.duration, only=only)
     else:
         schedule = coarse_schedule(game.info.duration)
-    obs_path = ws.analysis_dir / "observations.sqlite"
+    obs_path = ws.observations_path
     _extract_step(game, schedule, obs_path, "extract", fp_cal, force, workers, say, stats, gate)
     if has_times:
         _refine_step(game, schedule, placed, obs_path, fp_cal, workers, say, stats, gate)
@@ -404,9 +402,9 @@ def _analyze(game_dir, progress, workers, only, anchors, force, gate) -> Stats:
         t0 = time.perf_counter()
         tracks, alignment, marks = _align_step(game, obs_path, anchors, has_times, stats)
         stats.wall["align"] += time.perf_counter() - t0
-    write_json_atomic(ws.analysis_dir / "alignment.json", alignment.to_dict())
-    write_json_atomic(ws.analysis_dir / "timeline.json", timeline_to_json(alignment.intervals, game.replay.profile))
-    write_json_atomic(ws.analysis_dir / "tracks.json",
+    write_json_atomic(ws.alignment_path, alignment.to_dict())
+    write_json_atomic(ws.timeline_path, timeline_to_json(alignment.intervals, game.replay.profile))
+    write_json_atomic(ws.tracks_path,
                       {"format": "mafvar-tracks", "version": 1, "tracks": [t.to_dict() for t in tracks]})
     ws.mark_done("align", {"marks": len(marks), "matched": len(alignment.matched)})
 
@@ -441,7 +439,7 @@ def _analyze(game_dir, progress, workers, only, anchors, force, gate) -> Stats:
     save_incidents(ws.incidents_path, incidents, game=_game_meta(game))
     ws.mark_done("clips", {"incidents": len(incidents)})
     stats.wall["clips"] = time.perf_counter() - t0
-    write_json_atomic(ws.analysis_dir / "stats.json", stats.to_json())
+    write_json_atomic(ws.stats_path, stats.to_json())
     say("done", 1.0, f"{len(incidents)} incidents")
     return stats
 

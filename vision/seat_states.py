@@ -8,7 +8,7 @@ model runs, so checks can be re-run on cached landmarks.
 Seat crops overlap their neighbours and the pose model returns one person
 per crop (often the neighbour), so the first question for every pose and
 hand is whose it is: a pose belongs to the seat whose expected head
-position (pixel_features.expected_head) its head is nearest; a hand belongs
+position (calibration.expected_head) its head is nearest; a hand belongs
 to the seat whose pose wrist it continues, or failing that to the seat
 whose table zone holds it.
 
@@ -28,11 +28,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from vision.calibration import Box, Calibration, SeatRegion
+from vision.calibration import Box, Calibration, SeatRegion, expected_head
 from vision.hands.classify import HandState, classify_hand, fingertip_down, upright_thumb_fist_score
 from vision.hands.fingers import INDEX, finger_direction, finger_extensions
 from vision.landmarks import Hand, SeatLandmarks
-from vision.pixel_features import expected_head
 from vision.tracks import FrameState
 
 # pose landmark indices (MediaPipe BlazePose)
@@ -115,7 +114,7 @@ def _inside(p: np.ndarray, b: Box, margin: float = 0.0) -> bool:
 
 
 def body_anchor(region: SeatRegion) -> np.ndarray:
-    """Where the seat's player's head is expected (see pixel_features.expected_head)."""
+    """Where the seat's player's head is expected (see calibration.expected_head)."""
     return expected_head(region)[0]
 
 
