@@ -21,7 +21,7 @@ from typing import Any
 import imageio_ffmpeg
 
 from engine.importers import import_file
-from engine.protocol import Protocol, ProtocolError, parse_protocol
+from engine.protocol import Protocol, ProtocolError, parse_protocol, read_protocol_text
 from engine.replay import replay
 from engine.types import Severity
 from review.workspace import PROTOCOL_FILE
@@ -96,8 +96,8 @@ def check_video(path: Path, limit: int) -> str:
 def native_protocol(kind: ProtocolKind, path: Path) -> dict[str, Any]:
     """The upload as a validated native protocol document (the engine's message on failure)."""
     if kind is ProtocolKind.NATIVE:
-        text = path.read_text(encoding="utf-8", errors="replace")
-        try:
+        try:  # size and magnitude limits before any work (mafvar.limits)
+            text = read_protocol_text(path)
             proto = parse_protocol(text)
         except ProtocolError as exc:
             raise UploadRefused(_engine_message(exc)) from None

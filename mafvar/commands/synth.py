@@ -1,12 +1,12 @@
 """`mafvar synth`: the synthetic game generator's command line."""
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
 from engine.check import check_document
 from engine.profiles import PROFILE_NAMES
+from engine.protocol import ProtocolError, parse_json, read_protocol_text
 from mafvar.errors import UserError
 from sample_videos.director.inject import InjectError, parse_selection
 from sample_videos.synth import LIGHTING, OUTPUT_FILES, SynthError, SynthOptions, build_game, check_out_dir, write_game
@@ -64,9 +64,9 @@ def _protocol_errors(doc: dict) -> list[str]:
 def options_from_args(args) -> SynthOptions:
     protocol = None
     if args.protocol:
-        try:
-            protocol = json.loads(Path(args.protocol).read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
+        try:  # size and magnitude limits before any work (mafvar.limits)
+            protocol = parse_json(read_protocol_text(args.protocol))
+        except ProtocolError as exc:
             raise UserError(f"--protocol {args.protocol}: cannot read a JSON protocol ({exc})") from None
         if not isinstance(protocol, dict) or protocol.get("format") != "mafvar-protocol" \
                 or len(protocol.get("seats", [])) != 10:
