@@ -19,7 +19,9 @@ import streamlit as st  # noqa: E402
 
 from app.game import find_games, roots_from_env  # noqa: E402
 from app.identity import ReviewerRole  # noqa: E402
-from app.ui import GAME_KEY, INCIDENT_KEY, NAME_KEY, PAGE_FILES, ROLE_KEY, reviewer  # noqa: E402
+from app.ui import (  # noqa: E402
+    GAME_KEY, INCIDENT_KEY, NAME_KEY, PAGE_FILES, PASS_INPUT_KEY, ROLE_KEY, SIGNIN_MSG_KEY,
+    rolebook_for, reviewer, sign_in)
 
 st.set_page_config(page_title="mafvar review", page_icon="⚖️", layout="wide")
 
@@ -50,16 +52,35 @@ def mirror_to_url() -> None:
 
 
 def identity_sidebar() -> None:
+    game = st.session_state.get(GAME_KEY)
+    book, problem = rolebook_for(game)
+    protected = problem is not None or (book is not None and book.protected)
     with st.sidebar:
         st.subheader("Reviewer")
+        if problem:
+            st.error(problem)
+        elif game and not protected:
+            folder = Path(game).parent
+            st.info("**Open practice mode**: this folder has no role passphrases, so anyone "
+                    "may act in any role. The organiser enables them with "
+                    f"`mafvar roles set {folder} --role organiser`.", icon=":material/lock_open:")
         st.text_input("Your name", key=NAME_KEY, placeholder="e.g. Anna Petrova")
         roles = [r.value for r in ReviewerRole]
         st.selectbox("Role", roles, key=ROLE_KEY,
                      format_func=lambda v: ReviewerRole(v).label)
+        if protected and not problem:
+            st.text_input("Passphrase", key=PASS_INPUT_KEY, type="password",
+                          help="the passphrase the organiser set for this role")
+            st.button("Sign in", on_click=sign_in, key="sign_in")
+        message = st.session_state.get(SIGNIN_MSG_KEY)
+        if message and protected:
+            (st.success if message.startswith("Signed in") else st.error)(message)
         who = reviewer()
         if who is None:
-            st.caption("Enter your name: decisions are signed with it.")
-        game = st.session_state.get(GAME_KEY)
+            st.caption("Sign in with your role's passphrase: every act is signed with it."
+                       if protected else "Enter your name: decisions are signed with it.")
+        elif protected:
+            st.caption(f"Acting as {who}.")
         if game:
             st.caption(f"Game: `{Path(game).name}`")
 

@@ -18,6 +18,9 @@ GAME_KEY = "game_dir"
 INCIDENT_KEY = "incident_id"
 NAME_KEY = "reviewer_name"
 ROLE_KEY = "reviewer_role"
+PASS_INPUT_KEY = "reviewer_passphrase"    # the password field (server memory only, never the URL)
+SIGNED_KEY = "reviewer_signed_in"         # who proved their role, and with which passphrase
+SIGNIN_MSG_KEY = "reviewer_signin_message"
 
 PAGE_FILES = {
     "games": "views/games.py",
@@ -60,16 +63,98 @@ def require_game() -> LoadedGame:
     return game
 
 
-def reviewer() -> Reviewer | None:
+def rolebook_for(game_dir: str | None):
+    """(the roles file governing the game or None, an error message or None)."""
+    if not game_dir:
+        return None, None
+    from review.rolebook import RoleBookError, find_rolebook
+    try:
+        return find_rolebook(game_dir), None
+    except RoleBookError as exc:
+        return None, f"{exc}; nobody may act until the organiser repairs it"
+
+
+def passphrases_on(game_dir: str | None) -> bool:
+    book, err = rolebook_for(game_dir)
+    return err is not None or (book is not None and book.protected)
+
+
+def _claimed() -> Reviewer | None:
     return reviewer_from(st.session_state.get(NAME_KEY), st.session_state.get(ROLE_KEY))
+
+
+def reviewer() -> Reviewer | None:
+    """Who may act now: the name and role typed in the sidebar, and, when the game's
+    folder has role passphrases, only after signing in with that role's passphrase."""
+    who = _claimed()
+    game = current_game_dir()
+    if who is None or game is None:
+        return who
+    book, err = rolebook_for(game)
+    if err is not None:
+        return None
+    if book is None or not book.protected:
+        return who  # open practice mode
+    signed = st.session_state.get(SIGNED_KEY) or {}
+    if (signed.get("name"), signed.get("role"), signed.get("folder")) == (
+            who.name, who.role.value, str(book.folder)):
+        return who
+    return None
+
+
+def passphrase() -> str | None:
+    """The signed-in role's passphrase, for the store (which checks it again)."""
+    if reviewer() is None:
+        return None
+    return (st.session_state.get(SIGNED_KEY) or {}).get("passphrase")
+
+
+def sign_in() -> None:
+    """The sidebar's Sign in button (a callback: it may clear the password field)."""
+    from review.store import check_identity
+    typed = st.session_state.get(PASS_INPUT_KEY) or ""
+    st.session_state[PASS_INPUT_KEY] = ""
+    who, game = _claimed(), current_game_dir()
+    st.session_state.pop(SIGNED_KEY, None)
+    if who is None or game is None:
+        st.session_state[SIGNIN_MSG_KEY] = "Open a game and enter your name first."
+        return
+    try:
+        check_identity(game, who.name, who.role.value, typed)
+    except (PermissionError, ValueError) as exc:
+        st.session_state[SIGNIN_MSG_KEY] = f"Not signed in: {exc}"
+        return
+    book, _ = rolebook_for(game)
+    st.session_state[SIGNED_KEY] = {"name": who.name, "role": who.role.value,
+                                    "folder": str(book.folder) if book else "",
+                                    "passphrase": typed}
+    st.session_state[SIGNIN_MSG_KEY] = f"Signed in as {who}."
 
 
 def require_reviewer(action: str) -> Reviewer | None:
     """The reviewer, or None after telling the user to identify first."""
     who = reviewer()
     if who is None:
-        st.error(f"Enter your name and role in the sidebar before you {action}.")
+        if passphrases_on(current_game_dir()):
+            st.error(f"Sign in (name, role and the role's passphrase) in the sidebar before you "
+                     f"{action}.")
+        else:
+            st.error(f"Enter your name and role in the sidebar before you {action}.")
     return who
+
+
+def authorise_export(game_dir: Path, who: Reviewer) -> None:
+    """Exports are the chief judge's or the organiser's; logged in review.db when it exists
+    (an export never creates it). PermissionError / ReviewStoreError if refused."""
+    from review.roles import Action, Role, require_permission
+    from review.store import ReviewStore, check_identity
+    require_permission(Role(who.role.value), Action.EXPORT, who.name)
+    db = Path(game_dir) / "review.db"
+    if db.is_file():
+        with ReviewStore.open(db) as s:
+            s.record_export(who.name, who.role.value, "report", passphrase=passphrase())
+    else:
+        check_identity(game_dir, who.name, who.role.value, passphrase())
 
 
 @contextmanager

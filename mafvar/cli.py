@@ -24,11 +24,12 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
-from mafvar.commands import analysis, audit, hands, protocol, report, review_app, synth  # noqa: E402
+from mafvar.commands import (  # noqa: E402
+    analysis, audit, hands, protocol, report, review_app, roles, store, synth)
 from mafvar.errors import UserError  # noqa: E402
 
 # Order is the order shown in `mafvar --help`.
-COMMANDS = (protocol, hands, synth, report, analysis, audit, review_app)
+COMMANDS = (protocol, hands, synth, report, analysis, audit, review_app, store, roles)
 
 
 class _Parser(argparse.ArgumentParser):

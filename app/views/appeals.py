@@ -6,7 +6,7 @@ from datetime import datetime, timezone
 import streamlit as st
 
 from app.incident_queue import one_line
-from app.ui import require_game, require_reviewer, reviewer, store
+from app.ui import passphrase, require_game, require_reviewer, reviewer, store
 from review.incidents import sort_by_priority
 from review.store import DEFAULT_APPEAL_DEADLINE_MINUTES, appeal_is_late
 
@@ -64,7 +64,8 @@ if filed:
             try:
                 with store(game, create=True) as s:
                     ap = s.file_appeal(int(seat), grounds, reviewer=me.name, role=me.role.value,
-                                       filed_at=filed_at, game_end_at=end_at, incident_ids=attach)
+                                       filed_at=filed_at, game_end_at=end_at, incident_ids=attach,
+                                       passphrase=passphrase())
             except Exception as exc:
                 st.error(f"The appeal was not saved: {exc}")
             else:
@@ -91,7 +92,8 @@ if appeals:
         if me is not None:
             try:
                 with store(game, create=True) as s:
-                    s.attach_incidents(ap_id, more, reviewer=me.name, role=me.role.value)
+                    s.attach_incidents(ap_id, more, reviewer=me.name, role=me.role.value,
+                                       passphrase=passphrase())
             except Exception as exc:
                 st.error(f"Not attached: {exc}")
             else:
@@ -112,7 +114,8 @@ if appeals:
         if me is not None:
             try:
                 with store(game, create=True) as s:
-                    s.rule_appeal(ap_id, me.name, me.role.value, ruling, reasons)
+                    s.rule_appeal(ap_id, me.name, me.role.value, ruling, reasons,
+                                  passphrase=passphrase())
             except PermissionError as exc:
                 st.error(f"Refused: {exc}")
             except Exception as exc:

@@ -9,7 +9,7 @@ import streamlit as st
 from app.audit_view import summarise
 from app.game import find_games, roots_from_env
 from app.identity import ReviewerRole
-from app.ui import current_game_dir, open_game, reviewer
+from app.ui import authorise_export, current_game_dir, open_game, require_reviewer, reviewer
 from review.report import write_report
 from review.workspace import GameWorkspace
 
@@ -46,10 +46,16 @@ for s in summaries:
         st.switch_page("views/queue.py")
     html = GameWorkspace(s.path).report_html_path
     if c3.button("Export report", key=f"audit_export_{s.path.name}"):
-        try:
-            write_report(s.path)
-        except Exception as exc:
-            st.error(f"{s.path.name}: the report could not be written: {exc}")
+        if me is None:
+            require_reviewer("export a report")
+        else:
+            try:
+                authorise_export(s.path, me)  # chief judge or organiser; logged in review.db
+                write_report(s.path)
+            except PermissionError as exc:
+                st.error(f"Refused: {exc}")
+            except Exception as exc:
+                st.error(f"{s.path.name}: the report could not be written: {exc}")
     if html.is_file():
         st.download_button(f"Download {s.path.name} report (HTML)", html.read_bytes(),
                            file_name=f"{s.path.name}-report.html", mime="text/html",

@@ -8,7 +8,7 @@ from app.incident_queue import IMPACT_LABEL, clock, one_line, who
 from app.player import can_inline, player_html
 from app.rule_text import clause_text
 from app.seat_regions import CalibrationError, regions_for
-from app.ui import INCIDENT_KEY, require_game, require_reviewer, reviewer, store
+from app.ui import INCIDENT_KEY, passphrase, require_game, require_reviewer, reviewer, store
 from review.incidents import EvidenceKind, sort_by_priority
 
 st.title("Incident")
@@ -191,7 +191,8 @@ if sent:
     if me is not None:
         try:
             with store(game, create=True) as s:
-                d = s.decide(inc.id, me.name, me.role.value, verdict, note)
+                d = s.decide(inc.id, me.name, me.role.value, verdict, note,
+                             passphrase=passphrase())
         except Exception as exc:
             st.error(f"The decision was not saved: {exc}")
         else:

@@ -8,7 +8,7 @@ from app.frames import FrameError, crop, read_frame, video_meta
 from app.identity import ReviewerRole
 from app.incident_queue import clock
 from app.seat_regions import CalibrationError, regions_for
-from app.ui import open_incident, require_game, require_reviewer, store
+from app.ui import open_incident, passphrase, require_game, require_reviewer, store
 from app.vote_grid import SEATS, call_label, calls_of, day_label, grid_html, grid_rows, outcome, rounds, totals
 from review.incidents import IncidentType
 
@@ -103,7 +103,7 @@ if sent:
             try:
                 with store(game, create=True) as s:
                     s.verify_vote(call.round, call.pass_, call.candidate, seat, verdict,
-                                  me.name, me.role.value, note)
+                                  me.name, me.role.value, note, passphrase=passphrase())
             except Exception as exc:
                 st.error(f"The verification was not saved: {exc}")
             else:
