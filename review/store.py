@@ -220,7 +220,8 @@ class ReviewStore:
 
     def __init__(self, conn: sqlite3.Connection, path: Path, *,
                  appeal_deadline_minutes: float, write_timeout_s: float,
-                 clock: Callable[[], datetime], report: "integrity.IntegrityReport") -> None:
+                 clock: Callable[[], datetime], report: "integrity.IntegrityReport",
+                 backup: bool = True) -> None:
         self._conn = conn
         self.path = path
         self.game_dir = path.parent
@@ -230,6 +231,8 @@ class ReviewStore:
         self._lock = threading.RLock()
         self._pending: list[tuple[str, Role | None, str, Mapping[str, Any]]] | None = None
         self._auth_cache: set[tuple[str, str, str, str]] = set()
+        self._wrote = False
+        self._backup = backup
         self.integrity = report  # what the check at open found (ok)
 
     @classmethod
@@ -276,11 +279,32 @@ class ReviewStore:
             conn.close()
             raise
         return cls(conn, file, appeal_deadline_minutes=appeal_deadline_minutes,
-                   write_timeout_s=write_timeout_s, clock=clock, report=report)
+                   write_timeout_s=write_timeout_s, clock=clock, report=report, backup=backup)
 
     def close(self) -> None:
+        """Close; after writes, refresh the backup if the store still verifies (a safe point)."""
         with self._lock:
-            self._conn.close()
+            try:
+                if self._wrote and self._backup:
+                    self.backup_now()
+            finally:
+                self._conn.close()
+
+    def backup_now(self) -> bool:
+        """Verify, then copy the store to `review.db.backup` if it is intact and ahead of
+        the backup. False (nothing copied) if it fails the check or cannot be copied."""
+        with self._lock:
+            try:
+                report = self.verify()
+                if not report.ok:
+                    return False
+                if report.backup is not None and report.backup.ok and \
+                        report.backup.audit_rows >= report.audit_rows:
+                    return True
+                integrity.take_backup(self._conn, self.path)
+                return True
+            except (OSError, sqlite3.Error):
+                return False
 
     def __enter__(self) -> "ReviewStore":
         return self
@@ -655,6 +679,7 @@ class ReviewStore:
                                 json.dumps(data, ensure_ascii=False, sort_keys=True), auth,
                                 digests if k == len(self._pending) - 1 else None)
                     conn.execute("COMMIT")
+                    self._wrote = True
                 except BaseException:
                     if conn.in_transaction:
                         conn.execute("ROLLBACK")

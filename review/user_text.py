@@ -27,7 +27,7 @@ def clean_name(value: Any, what: str = "a reviewer's name") -> str:
     over `MAX_NAME` characters or holding a control or direction character."""
     if not isinstance(value, str):
         raise ValueError(f"{what} must be text")
-    text = _checked(value, what, multiline=False)
+    text = _checked(value, what, multiline=False, limit=MAX_NAME)
     text = " ".join(text.split())
     if not text:
         raise ValueError(f"{what} is empty: a reviewer needs a name")
@@ -47,7 +47,7 @@ def clean_note(value: Any, what: str = "a note", *, required: bool = False) -> s
         value = ""
     if not isinstance(value, str):
         raise ValueError(f"{what} must be text")
-    text = _checked(value, what, multiline=True)
+    text = _checked(value, what, multiline=True, limit=MAX_NOTE)
     if len(text) > MAX_NOTE:
         raise ValueError(f"{what} is {len(text):,} characters long, over the limit of "
                          f"{MAX_NOTE:,}")
@@ -59,7 +59,7 @@ def clean_note(value: Any, what: str = "a note", *, required: bool = False) -> s
 def clean_incident_id(value: Any) -> str:
     if not isinstance(value, str) or not value.strip():
         raise ValueError("an incident id must be a non-empty string")
-    text = _checked(value, "an incident id", multiline=False)
+    text = _checked(value, "an incident id", multiline=False, limit=MAX_INCIDENT_ID)
     if len(text) > MAX_INCIDENT_ID:
         raise ValueError(f"an incident id is at most {MAX_INCIDENT_ID} characters")
     return text
@@ -69,7 +69,7 @@ def clean_passphrase(value: Any) -> str:
     """NFC (the same passphrase typed on two keyboards matches); length checked."""
     if not isinstance(value, str):
         raise ValueError("a passphrase must be text")
-    text = _checked(value, "a passphrase", multiline=False)
+    text = _checked(value, "a passphrase", multiline=False, limit=MAX_PASSPHRASE)
     if len(text) < MIN_PASSPHRASE:
         raise ValueError(f"a passphrase needs at least {MIN_PASSPHRASE} characters")
     if len(text) > MAX_PASSPHRASE:
@@ -77,10 +77,11 @@ def clean_passphrase(value: Any) -> str:
     return text
 
 
-def _checked(value: str, what: str, *, multiline: bool) -> str:
-    if len(value) > 4 * MAX_NOTE + MAX_PASSPHRASE:
+def _checked(value: str, what: str, *, multiline: bool, limit: int) -> str:
+    if len(value) > 4 * limit:
         # before normalising: NFC of a huge string is work we refuse to do
-        raise ValueError(f"{what} is {len(value):,} characters long, far over the limit")
+        raise ValueError(f"{what} is {len(value):,} characters long, over the limit of "
+                         f"{limit:,}")
     try:
         value.encode("utf-8")
     except UnicodeEncodeError as exc:

@@ -42,6 +42,11 @@ def _game(tmp_path):
     exit_only = Incident.create("late_vote", [2], 800.0, 800.5,
                                 Phase("Day 2, vote on seat 8", "day 2 vote on 8"), 0.8,
                                 impact=Impact(changes_exit=True))
+    # an earlier analysis also found "orphan-123"; it was decided, then re-analysed away
+    orphan = Incident(**{**vars(low), "id": "orphan-123"})
+    save_incidents(tmp_path / "analysis" / "incidents.json", [low, exit_only, changes, orphan])
+    with ReviewStore.open(tmp_path / "review.db") as s:
+        s.decide("orphan-123", "Anna", "chief_judge", "rejected")
     save_incidents(tmp_path / "analysis" / "incidents.json", [low, exit_only, changes])
     save_recount(tmp_path / "analysis" / "recount.json", [
         VoteCall(round=2, pass_=1, candidate=5, t_call=720.0, t_thanks=726.0, announced=4,
@@ -54,7 +59,6 @@ def _game(tmp_path):
     with ReviewStore.open(tmp_path / "review.db") as s:
         s.decide(changes.id, "Boris", "side_judge", "unsure", "first look")
         s.decide(changes.id, "Anna", "chief_judge", "confirmed", f"clear {EVIL}")
-        s.decide("orphan-123", "Anna", "chief_judge", "rejected")
         s.verify_vote(2, 1, 5, 2, "late", "Boris", "side_judge")
         s.file_appeal(4, f"my vote {EVIL}", reviewer="Anna", role="chief_judge",
                       game_end_at=END, filed_at=END + timedelta(minutes=20),
