@@ -326,10 +326,50 @@ class Protocol:
 # ---------------------------------------------------------------- validation
 
 @lru_cache(maxsize=1)
+def _schema() -> dict[str, Any]:
+    return json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+
+
+@lru_cache(maxsize=1)
 def _validator():
     import jsonschema
-    schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
-    return jsonschema.Draft202012Validator(schema)
+    return jsonschema.Draft202012Validator(_schema())
+
+
+@lru_cache(maxsize=None)
+def _event_validator(kind: str | None):
+    """The schema of one event of type `kind` (None: type unknown or missing).
+
+    The full schema checks each event against thirty if/then branches, about
+    2 ms an event; an event checked against its own branch gives the same
+    errors in a fraction of that (the same `items` keywords, the one `then`
+    that applies), which keeps a 10,000-event protocol in seconds.
+    """
+    import jsonschema
+    schema = _schema()
+    items = schema["properties"]["events"]["items"]
+    sub: dict[str, Any] = {"$schema": schema["$schema"], "$defs": schema["$defs"],
+                           "type": items.get("type", "object"), "required": items["required"],
+                           "properties": items["properties"]}
+    if kind is not None:
+        sub["allOf"] = [{"$ref": f"#/$defs/ev_{kind}"}]
+    return jsonschema.Draft202012Validator(sub)
+
+
+def _schema_errors(doc: Any):
+    """The full schema's errors, with every event checked against its own type's schema."""
+    if not isinstance(doc, dict) or not isinstance(doc.get("events"), list):
+        yield from _validator().iter_errors(doc)
+        return
+    yield from _validator().iter_errors({**doc, "events": []})
+    defs = _schema()["$defs"]
+    for i, ev in enumerate(doc["events"]):
+        kind = ev.get("type") if isinstance(ev, dict) else None
+        known = isinstance(kind, str) and f"ev_{kind}" in defs
+        for err in _event_validator(kind if known else None).iter_errors(ev):
+            err.path.appendleft(i)
+            err.path.appendleft("events")
+            yield err
 
 
 def _field_path(path) -> tuple[int | None, str]:
@@ -387,7 +427,7 @@ def schema_issues(doc: Any) -> list[Issue]:
     if issues:
         return issues
     seen: set[tuple] = set()
-    errors = sorted(_validator().iter_errors(doc), key=lambda e: [str(p) for p in e.absolute_path])
+    errors = sorted(_schema_errors(doc), key=lambda e: [str(p) for p in e.absolute_path])
     for err in errors:
         # an if/then failure repeats its inner errors; keep the innermost one per place
         leaf = err

@@ -32,7 +32,7 @@ class Limits:
     max_string: int = 10_000                  # characters in one string (a judge's note)
     max_int_digits: int = 15                  # |integer| < 10**15
     max_abs_number: float = 1e12              # any number, integer or not
-    max_events: int = 10_000                  # events in one protocol
+    max_events: int = 5_000                   # events in one protocol (a long game: ~400)
     max_round: int = 50                       # round / day / night numbers in records
     max_passes: int = 10                      # voting passes (revotes) in one day
     max_seconds: float = 1_000_000.0          # any time on the protocol clock (11.6 days: live
