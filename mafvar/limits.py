@@ -55,7 +55,11 @@ def read_text_file(path: str | os.PathLike[str], *, max_bytes: int = LIMITS.max_
     (too big, or not UTF-8: the message names the byte offset).
     """
     p = Path(path)
-    with open(p, "rb") as handle:
+    try:
+        handle = open(p, "rb")
+    except ValueError as exc:  # a NUL byte, or a surrogate no file system name can hold
+        raise InputLimitError(f"{str(p)!r}: not a usable file name ({exc})") from None
+    with handle:
         try:
             size = os.fstat(handle.fileno()).st_size
         except OSError:

@@ -1,6 +1,6 @@
 """Every input path fuzzed on every change, on a bounded budget.
 
-The budget per kind is `MAFVAR_FUZZ_EXAMPLES` (default 60: about a minute for
+The budget per kind is `MAFVAR_FUZZ_EXAMPLES` (default 150: a minute or two for
 all six kinds on two cores); `scripts/fuzz_inputs.py` runs the big budget
 (5,000 inputs per kind) and prints the figures. A failure names the input
 Hypothesis shrank it to.
@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from fuzz_kinds import KINDS, verify_store_after
 
-EXAMPLES = int(os.environ.get("MAFVAR_FUZZ_EXAMPLES", "60"))
+EXAMPLES = int(os.environ.get("MAFVAR_FUZZ_EXAMPLES", "150"))
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, derandomize=False,
                 suppress_health_check=list(HealthCheck))
 
