@@ -291,3 +291,88 @@ def test_sample_game_highest_impact_incident(browser, tmp_path):
         shot(page, "10-sample-incident")
     finally:
         server.stop()
+
+
+def _roles(folder: Path, *args: str, stdin: str) -> None:
+    """`mafvar roles ...` as the organiser types it (passphrases on stdin, never argv)."""
+    proc = subprocess.run([sys.executable, "-m", "mafvar", "roles", *args], input=stdin,
+                          text=True, capture_output=True, cwd=ROOT,
+                          env=dict(os.environ, PYTHONPATH=str(ROOT)), timeout=120)
+    assert proc.returncode == 0, proc.stderr
+
+
+def _sign_in(page, role_label: str, passphrase: str) -> None:
+    side = page.get_by_test_id("stSidebar")
+    current = side.get_by_test_id("stSelectbox")
+    if role_label not in current.inner_text():
+        current.click()
+        page.get_by_role("option", name=role_label, exact=True).click()
+        page.wait_for_timeout(300)
+    side.get_by_role("textbox", name="Passphrase").fill(passphrase)
+    side.get_by_role("button", name="Sign in").click()
+
+
+def test_a_side_judge_rules_only_with_the_chief_judges_passphrase(browser, tmp_path):
+    cup = tmp_path / "cup"
+    cup.mkdir()
+    game = fixtures.make_game(cup, "game1")
+    organiser, chief, side = "organiser pass", "chief judge pass", "side judge pass"
+    _roles(cup, "set", str(cup), "--role", "organiser", stdin=f"{organiser}\n")
+    _roles(cup, "set", str(cup), "--role", "chief_judge", stdin=f"{organiser}\n{chief}\n")
+    _roles(cup, "set", str(cup), "--role", "side_judge", stdin=f"{organiser}\n{side}\n")
+    # Sam sits as side judge; the organiser lets the same name act as chief judge too
+    _roles(cup, "grant", str(cup), "--name", "Sam Side", "--role", "side_judge",
+           "--role", "chief_judge", stdin=f"{organiser}\n")
+    server = Server([game], free_port(), tmp_path / "server.log").start()
+    try:
+        page = browser.new_page(viewport={"width": 1400, "height": 1600})
+        page.set_default_timeout(TIMEOUT_MS)
+        page.goto(f"{server.url}/appeals?game={quote(str(game))}&reviewer={quote('Sam Side')}"
+                  "&role=side_judge")
+        wait_text(page, "File an appeal")
+        assert "Open practice mode" not in page.inner_text("body")
+        _sign_in(page, "Side judge", side)
+        wait_text(page, "Signed in as Sam Side (Side judge)")
+        assert_clean(page, "signed in as side judge")
+
+        main = page.get_by_test_id("stMain")
+        main.get_by_label("Grounds").fill("seat 6 was counted though late")
+        click_main(page, "File appeal")
+        wait_text(page, "Appeal #1")
+        main.get_by_label("Reasons").fill("the recount changes the result")
+        click_main(page, "Record ruling")
+        wait_text(page, "Refused: only the chief judge may rule on an appeal")
+        shot(page, "20-side-judge-refused")
+
+        # the chief judge's role without its passphrase: the sign-in is refused, and so is
+        # the ruling
+        _sign_in(page, "Chief judge", side)
+        wait_text(page, "Not signed in: wrong passphrase for the chief judge")
+        main.get_by_label("Reasons").fill("the recount changes the result")
+        click_main(page, "Record ruling")
+        wait_text(page, "Sign in (name, role and the role's passphrase) in the sidebar")
+        shot(page, "21-without-chief-passphrase")
+        with ReviewStore.open(game / "review.db") as s:
+            assert s.appeal(1).status == "open"
+
+        # with it
+        _sign_in(page, "Chief judge", chief)
+        wait_text(page, "Signed in as Sam Side (Chief judge)")
+        main.get_by_label("Reasons").fill("the recount changes the result")
+        click_main(page, "Record ruling")
+        wait_text(page, "Ruling: upheld by Sam Side")
+        assert_clean(page, "ruled")
+        shot(page, "22-ruled-with-chief-passphrase")
+        page.close()
+    finally:
+        server.stop()
+
+    with ReviewStore.open(game / "review.db") as s:
+        appeal = s.appeal(1)
+        rulings = s.audit_log("rule_appeal")
+        filed = s.audit_log("file_appeal")
+    assert appeal.status == "upheld" and appeal.ruling.reviewer == "Sam Side"
+    assert [(e.actor, e.role, e.auth) for e in rulings] == [("Sam Side", "chief_judge", "passphrase")]
+    assert [(e.actor, e.role, e.auth) for e in filed] == [("Sam Side", "side_judge", "passphrase")]
+    assert "passphrase" not in (cup / "mafvar-roles.json").read_text().replace('"passphrases"', "")
+    assert chief not in (cup / "mafvar-roles.json").read_text()
