@@ -655,7 +655,10 @@ class ReviewStore:
         auth = self._authenticate(role, passphrase)
         book = self.rolebook()
         self._require_incidents(incidents)
-        _check_tournament_roles(self.game_dir, actor, role, book, self.path)
+        if not self._read(lambda c: c.execute("SELECT 1 FROM reviewers WHERE name = ? AND role = ?",
+                                              (actor, role.value)).fetchone()):
+            # a new name here: no other game of the tournament may have it in another role
+            _check_tournament_roles(self.game_dir, actor, role, book, self.path)
 
         def attempt() -> T:
             with self._lock:
