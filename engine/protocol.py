@@ -296,10 +296,6 @@ class Protocol:
     def roles(self) -> dict[int, Role]:
         return {s.seat: s.role for s in self.seats}
 
-    @property
-    def profile_name(self) -> str | None:
-        return self.game.get("profile")
-
     @classmethod
     def from_dict(cls, doc: dict[str, Any]) -> "Protocol":
         seats = tuple(SeatEntry(seat=s["seat"], role=Role(s["role"]), name=s.get("name"))

@@ -376,7 +376,7 @@ def analyze(game_dir: str | Path, progress: Progress | None = None, workers: int
 
     # ---- checks
     t0 = time.perf_counter()
-    ctx = CheckContext(game.protocol, game.replay, alignment.intervals, tracks, game.replay.profile.name)
+    ctx = CheckContext(game.protocol, game.replay, alignment.intervals, tracks)
     incidents = run_checks(ctx, recounts)
     if only:
         incidents = [i for i in incidents if i.source.value != "video" or _selected(i.phase.key, only)]

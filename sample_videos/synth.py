@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from engine.check import check_document
+from engine.profiles import DEFAULT_PROFILE
 from review.workspace import CALIBRATION_FILE, DEFAULT_VIDEO_FILE, PROTOCOL_FILE, TRUTH_FILE
 
 from .audio import cues_from_protocol, render_audio, write_wav
@@ -43,7 +44,7 @@ class SynthError(ValueError):
 @dataclass(frozen=True)
 class SynthOptions:
     seed: int
-    profile: str = "mafclub-2023"
+    profile: str = DEFAULT_PROFILE
     protocol: dict | None = None          # a native protocol to act instead of the sample game
     inject: tuple[str, ...] | None = None  # None = the seed's default selection
     inject_random: bool = False

@@ -51,7 +51,7 @@ if path:
         game = None
     if game is not None:
         st.header(game.title)
-        st.caption(f"`{game.root}` · profile `{game.profile}`")
+        st.caption(f"`{game.root}` · profile `{game.profile.name}`")
         for problem in game.problems:
             st.warning(problem)
         state = game.state

@@ -154,7 +154,7 @@ if stills:
 st.markdown("#### Rule")
 text = clause_text(inc.clause, game.profile)
 if text:
-    st.markdown(f"**{inc.clause}** ({game.profile}): {text}")
+    st.markdown(f"**{inc.clause}** ({game.profile.name}): {text}")
 else:
     st.caption(f"{inc.clause or 'No clause'} — the rule text is not available here.")
 

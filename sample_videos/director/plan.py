@@ -18,6 +18,8 @@ Conventions chosen here (documented in docs/synth.md):
 """
 from __future__ import annotations
 
+from engine.profiles import DEFAULT_PROFILE
+
 from .cast import Persona
 from .model import BODY, HANDS, HEAD, MASK, Act, Night, Placement, Plan, VoteCall, VoteRound
 from .rng import stream
@@ -44,7 +46,7 @@ def plan_performance(timed: dict, seed: int, cast: dict[int, Persona]) -> Plan:
     roles = _roles(timed)
     events = timed["events"]
     duration = float(timed["duration"])
-    profile = timed.get("game", {}).get("profile", "mafclub-2023")
+    profile = timed.get("game", {}).get("profile", DEFAULT_PROFILE)
     acts: list[Act] = []
     rounds: list[VoteRound] = []
     placements: list[Placement] = []

@@ -9,27 +9,17 @@ last candidate (not in a raise vote).
 """
 from __future__ import annotations
 
-import json
 from functools import lru_cache
-from pathlib import Path
+
+from engine.profiles import get_profile
 
 from .model import Placement, Plan, VoteCall, VoteRound
-
-_PROFILE_DIR = Path(__file__).resolve().parents[2] / "engine" / "profiles"
-
-_FALLBACK = {"vote_window_opens": "call_end", "vote_window_closes": "before_thanks",
-             "default_votes": "last_candidate", "wrong_form": "removal_vote_void"}
 
 
 @lru_cache(maxsize=None)
 def profile_options(name: str) -> dict:
-    """Options from the engine's profile data (read as data: the engine's
-    modules may still be changing), falling back to MC defaults."""
-    path = _PROFILE_DIR / f"{name}.json"
-    try:
-        return {**_FALLBACK, **json.loads(path.read_text())["options"]}
-    except (OSError, ValueError, KeyError):
-        return dict(_FALLBACK)
+    """The options of the engine's profile of that name."""
+    return get_profile(name).options()
 
 
 def window(call: VoteCall, profile: str) -> tuple[float, float, bool]:
