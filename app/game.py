@@ -68,13 +68,6 @@ class LoadedGame:
     def incident(self, incident_id: str) -> Incident | None:
         return next((i for i in self.incidents if i.id == incident_id), None)
 
-    def seat_names(self) -> dict[int, str]:
-        out = {}
-        for s in (self.protocol or {}).get("seats", []) or []:
-            if isinstance(s, dict) and isinstance(s.get("seat"), int):
-                out[s["seat"]] = str(s.get("name") or "")
-        return out
-
 
 def load_game(path: str | os.PathLike[str]) -> LoadedGame:
     try:

@@ -15,8 +15,8 @@ from .outcome import quiet_draw, ru_extra_red_win, team_result
 from .profiles import DEFAULT_PROFILE, Profile, ProfileError, get_profile, profile_for_game
 from .shooting import resolve_shots
 from .speaking import day_closer, day_opener, speaking_order
-from .state import (Candidate, DayOutcome, Exit, GameState, Phase, RaiseRecord, Stage,
-                    VoteCall, VoteSession, initial_state)
+from .state import (Candidate, DayOutcome, Exit, GameState, GamePhase, RaiseRecord, Stage,
+                    CallTally, VoteSession, initial_state)
 from .types import ExitType, Issue, Role, Severity, audit, error, note
 from .voting import after_tie, outcome_fixed, pass_outcome, raise_allowed, raise_passes, revote_order
 
@@ -47,32 +47,32 @@ class _Step:
 # ------------------------------------------------------------------ phase changes
 
 def _start_n0(state: GameState) -> GameState:
-    return replace(state, round=0, phase=Phase.NIGHT, alive_at_nightfall=state.in_game(),
+    return replace(state, round=0, phase=GamePhase.NIGHT, alive_at_nightfall=state.in_game(),
                    left_this_phase=())
 
 
 def _nightfall(state: GameState, step: _Step) -> GameState:
-    if state.phase is Phase.SETUP:
+    if state.phase is GamePhase.SETUP:
         return _start_n0(state)
-    if state.phase is Phase.DAY:
+    if state.phase is GamePhase.DAY:
         state = _close_day(state, step)
-    return replace(state, round=state.round + 1, phase=Phase.NIGHT, shots=(),
+    return replace(state, round=state.round + 1, phase=GamePhase.NIGHT, shots=(),
                    shooting_resolved=False, night_kill=None, don_checked=False,
                    sheriff_checked=False, alive_at_nightfall=state.in_game(),
                    left_this_phase=(), current_speaker=None)
 
 
 def _ensure_night(state: GameState, step: _Step, what: str) -> GameState:
-    if state.phase is Phase.NIGHT:
+    if state.phase is GamePhase.NIGHT:
         return state
     step.note("implicit_nightfall", f"{what} outside a night: assuming \"Night\" was called")
     return _nightfall(state, step)
 
 
 def _ensure_day(state: GameState, step: _Step, what: str) -> GameState:
-    if state.phase is Phase.DAY:
+    if state.phase is GamePhase.DAY:
         return state
-    if state.phase is Phase.SETUP:
+    if state.phase is GamePhase.SETUP:
         step.note("implicit_nightfall", f"{what} before any \"Night\": assuming the deal night N0 passed")
         state = _start_n0(state)
     step.note("implicit_morning", f"{what} during the night: assuming \"Morning\" was called")
@@ -80,7 +80,7 @@ def _ensure_day(state: GameState, step: _Step, what: str) -> GameState:
 
 
 def _resolve_shooting(state: GameState, step: _Step) -> GameState:
-    if state.phase is not Phase.NIGHT or state.round < 1 or state.shooting_resolved:
+    if state.phase is not GamePhase.NIGHT or state.round < 1 or state.shooting_resolved:
         return state
     shooters = [s.seat for s in state.seats if s.in_game and s.role.is_black]
     out = resolve_shots([(b, t) for b, t, _ in state.shots], shooters, state.in_game(), step.profile)
@@ -127,7 +127,7 @@ def _morning(state: GameState, step: _Step) -> GameState:
                         state.speakers or state.speech_order)
     openers = _set_at(state.openers, r, opener)
     closers = _set_at(state.closers, r, day_closer(opener, alive))
-    return replace(state, phase=Phase.DAY, openers=openers, closers=closers,
+    return replace(state, phase=GamePhase.DAY, openers=openers, closers=closers,
                    speech_order=speaking_order(opener, alive), speakers=(), current_speaker=None,
                    candidates=(), vote=None, left_this_phase=(), day_closed=False)
 
@@ -186,7 +186,7 @@ def _close_day(state: GameState, step: _Step) -> GameState:
         if s.muted and s.mute_mark:
             m_round, m_phase, m_speeches, m_vote = s.mute_mark
             slot = state.speech_order.index(s.seat) if s.seat in state.speech_order else -1
-            if m_round < r or m_phase == Phase.NIGHT.value or (not m_vote and slot >= m_speeches):
+            if m_round < r or m_phase == GamePhase.NIGHT.value or (not m_vote and slot >= m_speeches):
                 seats[i] = replace(s, muted=False, mute_mark=())
     state = replace(state, seats=tuple(seats), day_vote_exits=state.day_vote_exits + (vote_exit,))
     if r >= 1 and state.result is None:
@@ -261,7 +261,7 @@ def _removal_effect(state: GameState, seats: list[int], step: _Step) -> GameStat
     eff = step.profile.removal_vote_effect
     session = state.vote
     active = session is not None and session.stage is not Stage.DONE and not session.void \
-        and state.phase is Phase.DAY
+        and state.phase is GamePhase.DAY
     if eff == "ru":
         if active:
             calls = tuple(replace(c, voters=tuple(v for v in c.voters if v not in seats))
@@ -375,7 +375,7 @@ def _vote(state: GameState, ev: P.Vote, step: _Step) -> GameState:
             default_count = max(0, len(eligible) - sum(prior) - len(voters))
     derived = None if voters is None else len(voters) + default_count
     count = ev.announced if ev.announced is not None else derived
-    call = VoteCall(state.round, s.pass_index, ev.candidate, eligible, ev.announced, voters, defaults,
+    call = CallTally(state.round, s.pass_index, ev.candidate, eligible, ev.announced, voters, defaults,
                     default_count, derived, count, step.index)
     unknown = s.unknown or count is None
     if count is None and not s.unknown:
@@ -481,26 +481,26 @@ def _raise_vote(state: GameState, ev: P.RaiseVote, step: _Step) -> GameState:
 # ------------------------------------------------------------------ handlers
 
 def _h_nightfall(state, ev, step):
-    if state.phase is Phase.NIGHT:
+    if state.phase is GamePhase.NIGHT:
         step.error("nightfall_at_night", "\"Night\" called during the night", "rules-spec 2.2")
         return state
     return _nightfall(state, step)
 
 
 def _h_morning(state, ev, step):
-    if state.phase is Phase.DAY:
+    if state.phase is GamePhase.DAY:
         step.error("morning_at_day", "\"Morning\" called during the day", "rules-spec 2.2")
         return state
-    if state.phase is Phase.SETUP:
+    if state.phase is GamePhase.SETUP:
         step.note("implicit_nightfall", "\"Morning\" before any \"Night\": assuming N0 passed")
         state = _start_n0(state)
     return _morning(state, step)
 
 
 def _h_n0(state, ev, step):
-    if state.phase is Phase.SETUP:
+    if state.phase is GamePhase.SETUP:
         state = _start_n0(state)
-    if state.round != 0 or state.phase is not Phase.NIGHT:
+    if state.round != 0 or state.phase is not GamePhase.NIGHT:
         step.error("n0_event_misplaced", f"{ev.type} belongs to the deal night N0", "rules-spec 2.2")
     return state
 
@@ -757,9 +757,9 @@ def _h_concede(state, ev: P.Concede, step):
 
 
 def _h_result(state, ev: P.Result, step):
-    if state.phase is Phase.DAY and state.result is None:
+    if state.phase is GamePhase.DAY and state.result is None:
         state = _close_day(state, step)
-    elif state.phase is Phase.NIGHT and state.result is None:
+    elif state.phase is GamePhase.NIGHT and state.result is None:
         state = _resolve_shooting(state, step)
     state = replace(state, declared_result=ev.winner)
     if state.result is None:
@@ -837,7 +837,7 @@ class Replay:
         return None if self.final.annulled else self.final.result
 
     @property
-    def vote_calls(self) -> tuple[VoteCall, ...]:
+    def vote_calls(self) -> tuple[CallTally, ...]:
         return self.final.vote_calls
 
     @property

@@ -102,14 +102,6 @@ def _holders(state: GameState, *roles: Role) -> tuple[int, ...]:
     return tuple(s.seat for s in state.seats if s.in_game and s.role in roles)
 
 
-def _end_time(events: tuple[P.Event, ...], start: int, stop_types: tuple[str, ...]) -> float | None:
-    """The time of the first event after `start` whose type is in stop_types."""
-    for ev in events[start + 1:]:
-        if ev.type in stop_types:
-            return ev.t
-    return None
-
-
 class _Builder:
     def __init__(self, protocol: P.Protocol, rep: Replay):
         self.protocol = protocol

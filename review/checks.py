@@ -21,15 +21,15 @@ from engine.profiles import Profile
 from engine.protocol import Protocol
 from engine.replay import Replay
 from engine.timeline import Interval, Kind, Permit
-from vision.tracks import SeatState, Track
+from vision.tracks import Observed, Track
 
-from .fouls import AWAKE_PERMITS, CHECK_NAMES, FOUL_OF, SUBSUMED_BY, Foul, IncidentType
+from .fouls import AWAKE_PERMITS, CHECK_NAMES, FOUL_OF, SUBSUMED_BY, IncidentType
 from .impact import pass_impact
 from .incidents import Impact, Incident, Phase, Source, incident_id
 from .recount import CallRecount
 
 T = IncidentType
-S = SeatState
+S = Observed
 
 
 @dataclass(frozen=True)
@@ -68,7 +68,7 @@ def _make(ctx: CheckContext, type_: IncidentType, seats, t0, t1, phase: Interval
 # The least evidence each state needs before it can accuse anyone: a track's
 # mean confidence and its length in seconds. A missed foul is a judge's call
 # to make; a false one wastes the 15 minutes of an appeal.
-MIN_EVIDENCE: dict[SeatState, tuple[float, float]] = {
+MIN_EVIDENCE: dict[Observed, tuple[float, float]] = {
     S.MASK_LIFTED: (0.5, 0.5), S.MASK_OFF: (0.7, 0.5), S.HAND_AT_MASK: (0.6, 0.5),
     S.HEAD_UP: (0.7, 1.5), S.STANDING: (0.85, 1.0), S.TOUCH: (0.6, 0.3),
     S.HAND_RAISED: (0.6, 0.3), S.ARM_UP: (0.6, 0.3), S.SHOT: (0.6, 0.0), S.POINTING: (0.6, 0.5),
@@ -81,7 +81,7 @@ def _strong(tr: Track) -> bool:
     return tr.confidence >= conf and tr.t1 - tr.t0 >= secs
 
 
-def _of(tracks: Iterable[Track], *states: SeatState) -> list[Track]:
+def _of(tracks: Iterable[Track], *states: Observed) -> list[Track]:
     return [tr for tr in tracks if tr.state in states and _strong(tr)]
 
 

@@ -18,6 +18,7 @@ import numpy as np
 
 from vision.calibration import Calibration
 from vision.crops import seat_box
+from vision.drawing import draw_landmarks
 from vision.video import ffmpeg_exe, open_video
 
 from .incidents import Evidence, EvidenceKind, Incident
@@ -28,11 +29,6 @@ POST_ROLL = 2.0
 ZOOM_SIDE = 480
 
 # MediaPipe hand and pose connections, enough to read a gesture at a glance.
-HAND_EDGES = [(0, 1), (1, 2), (2, 3), (3, 4), (0, 5), (5, 6), (6, 7), (7, 8), (5, 9), (9, 10), (10, 11),
-              (11, 12), (9, 13), (13, 14), (14, 15), (15, 16), (13, 17), (0, 17), (17, 18), (18, 19), (19, 20)]
-POSE_EDGES = [(11, 12), (11, 13), (13, 15), (12, 14), (14, 16), (11, 23), (12, 24), (23, 24), (0, 11), (0, 12)]
-
-
 def _even(v: float) -> int:
     return max(2, int(round(v)) // 2 * 2)
 
@@ -57,27 +53,6 @@ def cut_clip(video: Path, out: Path, t0: float, t1: float, crop: tuple[float, fl
         raise RuntimeError(f"clip {out.name}: ffmpeg failed: {proc.stderr.strip()[-300:]}")
     tmp.replace(out)
     return out
-
-
-def draw_landmarks(image: np.ndarray, lm, origin: tuple[float, float], scale: float) -> np.ndarray:
-    """Pose and hand landmarks (frame px) drawn onto a crop whose top-left is `origin`."""
-    img = image.copy()
-
-    def p(xy):
-        return int((xy[0] - origin[0]) * scale), int((xy[1] - origin[1]) * scale)
-
-    if lm is None:
-        return img
-    if lm.pose is not None:
-        for a, b in POSE_EDGES:
-            if lm.pose[a, 3] > 0.3 and lm.pose[b, 3] > 0.3:
-                cv2.line(img, p(lm.pose[a]), p(lm.pose[b]), (80, 200, 255), 2, cv2.LINE_AA)
-    for hand in lm.hands:
-        for a, b in HAND_EDGES:
-            cv2.line(img, p(hand.points[a]), p(hand.points[b]), (60, 255, 120), 2, cv2.LINE_AA)
-        for q in hand.points:
-            cv2.circle(img, p(q), 3, (255, 255, 255), -1, cv2.LINE_AA)
-    return img
 
 
 def _nearest_landmarks(db, seat: int, t: float, cam: str):

@@ -39,7 +39,7 @@ class Placement:
 
 
 @dataclass
-class Verdict:
+class VoterVerdict:
     seat: int
     counted: bool
     reason: str                   # in_window | early | default | late | wrong_form | second_vote | none
@@ -64,7 +64,7 @@ class CallRecount:
     window_close: float | None
     announced: int | None
     recount: int
-    voters: list[Verdict]         # counted and uncounted placements in this call, and defaults
+    voters: list[VoterVerdict]         # counted and uncounted placements in this call, and defaults
     defaults: list[int]
     eligible: list[int] = field(default_factory=list)
 
@@ -113,7 +113,7 @@ def recount_pass(calls: list[Interval], placements: Mapping[int, list[Placement]
     """Recount one voting pass (a list of candidate calls in order)."""
     form_voids = profile.wrong_form in ("removal_vote_void",)
     eligible = list(calls[0].details["eligible"]) if calls else []
-    verdicts: dict[int, list[Verdict]] = {c.key: [] for c in calls}
+    verdicts: dict[int, list[VoterVerdict]] = {c.key: [] for c in calls}
     voted: set[int] = set()
     for seat in eligible:
         for pl in sorted(placements.get(seat, []), key=lambda p: p.t_place):
@@ -121,7 +121,7 @@ def recount_pass(calls: list[Interval], placements: Mapping[int, list[Placement]
             if idx is None:
                 continue  # outside this pass altogether
             call = calls[idx]
-            v = Verdict(seat, False, reason, pl.t_place, pl.t_lift, pl.form, pl.confidence, timing=pl.timing,
+            v = VoterVerdict(seat, False, reason, pl.t_place, pl.t_lift, pl.form, pl.confidence, timing=pl.timing,
                         lift_timing=pl.lift_timing)
             if seat in voted:
                 v.reason = "second_vote"
@@ -155,7 +155,7 @@ def recount_pass(calls: list[Interval], placements: Mapping[int, list[Placement]
         defaults: list[int] = []
         if i == len(calls) - 1 and profile.default_votes == "last_candidate":
             defaults = [s for s in eligible if s not in voted]
-            vs = vs + [Verdict(s, True, "default") for s in defaults]
+            vs = vs + [VoterVerdict(s, True, "default") for s in defaults]
         out.append(CallRecount(
             key=call.key, round=call.round, pass_index=call.details["pass_index"],
             candidate=call.details["candidate"], event=call.event, t_call=call.t0,

@@ -13,7 +13,7 @@ from functools import lru_cache
 
 from engine.profiles import get_profile
 
-from .model import Placement, Plan, VoteCall, VoteRound
+from .model import PlannedFist, Plan, PlannedCall, VoteRound
 
 
 @lru_cache(maxsize=None)
@@ -22,7 +22,7 @@ def profile_options(name: str) -> dict:
     return get_profile(name).options()
 
 
-def window(call: VoteCall, profile: str) -> tuple[float, float, bool]:
+def window(call: PlannedCall, profile: str) -> tuple[float, float, bool]:
     """(opens, closes, closes_inclusive) for a call."""
     opts = profile_options(profile)
     opens = call.t_call_end if opts["vote_window_opens"] == "call_end" else call.t
@@ -38,7 +38,7 @@ def form_counts(form: str, profile: str) -> bool:
     return not str(profile_options(profile).get("wrong_form", "")).endswith("vote_void")
 
 
-def placement_status(p: Placement, call: VoteCall, profile: str) -> str:
+def placement_status(p: PlannedFist, call: PlannedCall, profile: str) -> str:
     """in_window | early | late | wrong_form."""
     opens, closes, inclusive = window(call, profile)
     if not form_counts(p.form, profile):
@@ -51,7 +51,7 @@ def placement_status(p: Placement, call: VoteCall, profile: str) -> str:
 
 
 def recount(plan: Plan, r: VoteRound) -> dict:
-    """True counts per candidate for round `r`; sets `Placement.counts`."""
+    """True counts per candidate for round `r`; sets `PlannedFist.counts`."""
     counts: dict = {c.candidate: 0 for c in r.calls}
     voted: set[int] = set()
     mine = sorted((p for p in plan.placements if p.round_id == r.id), key=lambda p: (p.call, p.t_place, p.seat))
