@@ -297,7 +297,6 @@ def _finish_session(state: GameState, status: str, eliminated, step: _Step) -> G
 
 
 def _start_session(state: GameState, step: _Step, what: str) -> GameState:
-    p = step.profile
     r = state.round
     cands = state.candidate_targets()
     if state.pending_vote_cancels:

@@ -18,7 +18,7 @@ def pass_outcome(counts: Mapping[int, int | None], order: tuple[int, ...]) -> Pa
     """Unique maximum or tie among the called candidates (order = call order)."""
     if any(counts.get(c) is None for c in order):
         return PassOutcome("unknown", (), None)
-    top = max(counts[c] for c in order)
+    top = max(n for n in (counts[c] for c in order) if n is not None)
     leaders = tuple(c for c in order if counts[c] == top)
     return PassOutcome("unique" if len(leaders) == 1 else "tie", leaders, top)
 

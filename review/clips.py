@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 import cv2
-import numpy as np
 
 from vision.calibration import Calibration
 from vision.crops import seat_box
@@ -69,7 +68,7 @@ def attach_evidence(ws: GameWorkspace, video: Path, calibration: Calibration, ca
     from vision.store import ObservationStore
     say = progress or (lambda *a: None)
     src = open_video(video)
-    W, H = src.info.width, src.info.height
+    W = src.info.width
     cam_cal = calibration.camera(cam)
     # seat regions and stored landmarks are in the calibration's pixels; the
     # recording may be larger (it was analysed downscaled to them)

@@ -29,7 +29,7 @@ from vision.store import ObservationStore
 from vision.tracks import Observed, Track, build_tracks
 from vision.video import VideoError, VideoInfo, probe
 
-from .align import Alignment, Mark, align, audio_marks, video_marks
+from .align import Mark, align, audio_marks, video_marks
 from .atomic_write import write_json_atomic
 from .checks import CheckContext, run_checks
 from .incidents import save_incidents

@@ -113,7 +113,7 @@ def recount_pass(calls: list[Interval], placements: Mapping[int, list[Placement]
     """Recount one voting pass (a list of candidate calls in order)."""
     form_voids = profile.wrong_form in ("removal_vote_void",)
     eligible = list(calls[0].details["eligible"]) if calls else []
-    verdicts: dict[int, list[VoterVerdict]] = {c.key: [] for c in calls}
+    verdicts: dict[str, list[VoterVerdict]] = {c.key: [] for c in calls}
     voted: set[int] = set()
     for seat in eligible:
         for pl in sorted(placements.get(seat, []), key=lambda p: p.t_place):

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
-from engine.timeline import Interval, Kind, Permit
+from engine.timeline import Interval, Kind
 
 from .fouls import FOUL_OF, IncidentType
 from vision.schedule import Schedule, ScheduleRange

@@ -435,7 +435,7 @@ def _hand_states(r: _Reading, views: list[HandView]) -> tuple[list[HandView], bo
     """Each own hand read once: a touch, a hand at the mask, a vote on the
     table, a raised hand (with the fingers it shows) or pointing. Returns the
     raised hands and whether a vote stands."""
-    seat, region, body, th = r.lm.seat, r.region, r.body, r.th
+    region, body, th = r.region, r.body, r.th
     # a hand up needs the body window to agree when the store has it: the
     # hands model alone reads resting and folded hands as raised ones
     may_raise = "body" not in r.app or r.app["body"].get("raised", 0.0) >= RAISE_GATE
