@@ -146,9 +146,9 @@ def require_reviewer(action: str) -> Reviewer | None:
 def authorise_export(game_dir: Path, who: Reviewer) -> None:
     """Exports are the chief judge's or the organiser's; logged in review.db when it exists
     (an export never creates it). PermissionError / ReviewStoreError if refused."""
-    from review.roles import Action, Role, require_permission
+    from review.roles import Action, ReviewerRole, require_permission
     from review.store import ReviewStore, check_identity
-    require_permission(Role(who.role.value), Action.EXPORT, who.name)
+    require_permission(ReviewerRole(who.role.value), Action.EXPORT, who.name)
     db = Path(game_dir) / "review.db"
     if db.is_file():
         with ReviewStore.open(db) as s:

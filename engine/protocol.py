@@ -13,8 +13,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, ClassVar
 
-from mafvar.limits import LIMITS, InputLimitError, check_number, check_tree, parse_json_text, read_text_file
+from mafvar.limits import LIMITS, InputLimitError, check_number, check_tree, parse_json_text
 
+from .files import read_text
 from .types import Issue, Role, error
 
 FORMAT = "mafvar-protocol"
@@ -213,7 +214,7 @@ class Pause(Event):
 
 
 @dataclass(frozen=True)
-class Replay(Event):
+class InstantReplay(Event):
     type: ClassVar[str] = "replay"
 
 
@@ -259,7 +260,7 @@ class Note(Event):
 EVENT_TYPES: dict[str, type[Event]] = {cls.type: cls for cls in (
     Nightfall, CardPick, MafiaWake, DonWake, SheriffWake, FreeSeating, ShootingCall, Shot,
     DonCheck, SheriffCheck, Guess, Morning, Speech, Nominate, Withdraw, VoteAnnounce, Vote,
-    RaiseVote, Foul, Removal, GiveUp, Card, Pause, Replay, Otv, Concede, Result, Bonus,
+    RaiseVote, Foul, Removal, GiveUp, Card, Pause, InstantReplay, Otv, Concede, Result, Bonus,
     Appeal, Note)}
 
 
@@ -273,7 +274,7 @@ def event_from_dict(d: dict[str, Any]) -> Event:
 # ---------------------------------------------------------------- protocol
 
 @dataclass(frozen=True)
-class Camera:
+class CameraFile:
     id: str
     file: str
     offset: float = 0.0
@@ -292,21 +293,17 @@ class Protocol:
     seats: tuple[SeatEntry, ...]
     events: tuple[Event, ...]
     game: dict[str, Any] = field(default_factory=dict)
-    cameras: tuple[Camera, ...] = ()
+    cameras: tuple[CameraFile, ...] = ()
 
     @property
     def roles(self) -> dict[int, Role]:
         return {s.seat: s.role for s in self.seats}
 
-    @property
-    def profile_name(self) -> str | None:
-        return self.game.get("profile")
-
     @classmethod
     def from_dict(cls, doc: dict[str, Any]) -> "Protocol":
         seats = tuple(SeatEntry(seat=s["seat"], role=Role(s["role"]), name=s.get("name"))
                       for s in doc["seats"])
-        cams = tuple(Camera(c["id"], c["file"], float(c.get("offset", 0.0)))
+        cams = tuple(CameraFile(c["id"], c["file"], float(c.get("offset", 0.0)))
                      for c in doc.get("cameras", []))
         return cls(seats=seats, events=tuple(event_from_dict(e) for e in doc["events"]),
                    game=dict(doc.get("game", {})), cameras=cams)
@@ -478,20 +475,16 @@ def load_protocol(path: str | Path) -> Protocol:
     return parse_protocol(read_protocol_text(path))
 
 
+class _FileProblem(Exception):
+    pass
+
+
 def read_protocol_text(path: str | Path) -> str:
     """The text of a protocol file, refusing one over the size limit before reading it.
 
     Raises ProtocolError whose one issue has the code `file`.
     """
-    p = Path(path)
     try:
-        return read_text_file(p, what="protocol")
-    except FileNotFoundError:
-        problem = f"{p}: no such file"
-    except IsADirectoryError:
-        problem = f"{p}: is a folder, not a protocol file"
-    except InputLimitError as exc:
-        problem = str(exc)
-    except OSError as exc:
-        problem = f"{p}: cannot read ({exc.strerror or exc})"
-    raise ProtocolError(problem, [error("file", None, problem)])
+        return read_text(path, _FileProblem, what="protocol")
+    except _FileProblem as exc:
+        raise ProtocolError(str(exc), [error("file", None, str(exc))]) from None

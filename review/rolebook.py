@@ -32,7 +32,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from review.roles import Role
+from review.roles import ReviewerRole
 from review.user_text import clean_name, clean_passphrase, name_key
 
 ROLES_FILE = "mafvar-roles.json"
@@ -53,14 +53,14 @@ class RoleBookError(Exception):
 @dataclass(frozen=True)
 class Grant:
     name: str
-    roles: frozenset[Role]
+    roles: frozenset[ReviewerRole]
     granted_at: str | None = None
 
 
 @dataclass(frozen=True)
 class RoleBook:
     path: Path
-    passphrases: Mapping[Role, Mapping[str, Any]] = field(default_factory=dict)
+    passphrases: Mapping[ReviewerRole, Mapping[str, Any]] = field(default_factory=dict)
     grants: Mapping[str, Grant] = field(default_factory=dict)   # name_key -> grant
 
     @property
@@ -70,12 +70,12 @@ class RoleBook:
     @property
     def protected(self) -> bool:
         """Passphrases are on once the organiser's is set."""
-        return Role.ORGANISER in self.passphrases
+        return ReviewerRole.ORGANISER in self.passphrases
 
-    def has_passphrase(self, role: Role) -> bool:
+    def has_passphrase(self, role: ReviewerRole) -> bool:
         return role in self.passphrases
 
-    def check_passphrase(self, role: Role, passphrase: str | None) -> bool:
+    def check_passphrase(self, role: ReviewerRole, passphrase: str | None) -> bool:
         record = self.passphrases.get(role)
         if record is None or not isinstance(passphrase, str):
             return False
@@ -85,7 +85,7 @@ class RoleBook:
             return False
         return hmac.compare_digest(_derive(text, record), bytes.fromhex(record["hash"]))
 
-    def granted_roles(self, name: str) -> frozenset[Role]:
+    def granted_roles(self, name: str) -> frozenset[ReviewerRole]:
         entry = self.grants.get(name_key(name))
         return entry.roles if entry else frozenset()
 
@@ -102,12 +102,12 @@ class RoleBook:
 
     def to_json(self, *, with_hashes: bool = True) -> dict[str, Any]:
         passphrases: dict[str, Any] = {}
-        for role in Role:
+        for role in ReviewerRole:
             if role in self.passphrases:
                 rec = dict(self.passphrases[role])
                 passphrases[role.value] = rec if with_hashes else {"set_at": rec.get("set_at")}
         return {"format": FORMAT, "version": VERSION, "passphrases": passphrases,
-                "grants": [{"name": g.name, "roles": [r.value for r in Role if r in g.roles],
+                "grants": [{"name": g.name, "roles": [r.value for r in ReviewerRole if r in g.roles],
                             "granted_at": g.granted_at} for g in self.grants.values()]}
 
 
@@ -146,14 +146,14 @@ def _parse(path: Path, doc: Any) -> RoleBook:
     raw = doc.get("passphrases") or {}
     if not isinstance(raw, dict):
         raise RoleBookError(f"{path}: 'passphrases' must be an object keyed by role")
-    passphrases: dict[Role, dict[str, Any]] = {}
+    passphrases: dict[ReviewerRole, dict[str, Any]] = {}
     for key, rec in raw.items():
         try:
-            role = Role(key)
+            role = ReviewerRole(key)
         except ValueError:
             raise RoleBookError(f"{path}: unknown role {key!r} in 'passphrases'") from None
         if not _valid_record(rec):
-            raise RoleBookError(f"{path}: the {role.label}'s passphrase record is malformed")
+            raise RoleBookError(f"{path}: the {role.words}'s passphrase record is malformed")
         passphrases[role] = dict(rec)
     grants: dict[str, Grant] = {}
     items = doc.get("grants") or []
@@ -162,7 +162,7 @@ def _parse(path: Path, doc: Any) -> RoleBook:
     for i, g in enumerate(items):
         try:
             name = clean_name(g["name"])
-            roles = frozenset(Role(r) for r in g["roles"])
+            roles = frozenset(ReviewerRole(r) for r in g["roles"])
             at = g.get("granted_at")
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise RoleBookError(f"{path}: grants[{i}] is malformed ({exc})") from None
@@ -208,26 +208,26 @@ def current(folder: str | os.PathLike[str]) -> RoleBook:
     return RoleBook(path)
 
 
-def set_passphrase(folder: str | os.PathLike[str], role: Role | str, passphrase: str, *,
+def set_passphrase(folder: str | os.PathLike[str], role: ReviewerRole | str, passphrase: str, *,
                    organiser_passphrase: str | None = None) -> RoleBook:
     """Set (or change) a role's passphrase. Once the organiser's is set, any change needs it;
     before that, the organiser's must be the first one set."""
-    role = Role(role)
+    role = ReviewerRole(role)
     book = current(folder)
-    _require_organiser(book, organiser_passphrase, f"set the {role.label}'s passphrase",
+    _require_organiser(book, organiser_passphrase, f"set the {role.words}'s passphrase",
                        first_role=role)
     passphrases = dict(book.passphrases)
     passphrases[role] = hash_passphrase(passphrase)
     return _save(RoleBook(book.path, passphrases, dict(book.grants)))
 
 
-def grant(folder: str | os.PathLike[str], name: str, roles: Iterable[Role | str], *,
+def grant(folder: str | os.PathLike[str], name: str, roles: Iterable[ReviewerRole | str], *,
           organiser_passphrase: str | None = None) -> RoleBook:
     """Allow `name` to hold every role in `roles` in this tournament."""
     book = current(folder)
     _require_organiser(book, organiser_passphrase, "grant roles")
     clean = clean_name(name)
-    wanted = frozenset(Role(r) for r in roles)
+    wanted = frozenset(ReviewerRole(r) for r in roles)
     if len(wanted) < 2:
         raise RoleBookError("a grant names at least two roles (one role needs no grant)")
     grants = dict(book.grants)
@@ -247,14 +247,14 @@ def revoke(folder: str | os.PathLike[str], name: str, *,
 
 
 def _require_organiser(book: RoleBook, organiser_passphrase: str | None, doing: str,
-                       first_role: Role | None = None) -> None:
+                       first_role: ReviewerRole | None = None) -> None:
     if not book.protected:
-        if first_role is not None and first_role is not Role.ORGANISER:
+        if first_role is not None and first_role is not ReviewerRole.ORGANISER:
             raise RoleBookError(
                 f"set the organiser's passphrase first (`mafvar roles set {book.folder} --role "
                 f"organiser`): it is the one that guards the others")
         return
-    if not book.check_passphrase(Role.ORGANISER, organiser_passphrase):
+    if not book.check_passphrase(ReviewerRole.ORGANISER, organiser_passphrase):
         raise RoleBookError(f"wrong organiser passphrase: only the organiser may {doing} "
                             f"in {book.folder}")
 
@@ -283,17 +283,17 @@ PRACTICE = "practice"      # no organiser passphrase: open practice mode
 PASSPHRASE = "passphrase"  # the role's passphrase was given and matched
 
 
-def authenticate(book: RoleBook | None, role: Role, passphrase: str | None) -> str:
+def authenticate(book: RoleBook | None, role: ReviewerRole, passphrase: str | None) -> str:
     """How this act is authorised (PRACTICE or PASSPHRASE); PermissionError if it is not."""
     if book is None or not book.protected:
         return PRACTICE
     if not book.has_passphrase(role):
         raise PermissionError(
-            f"no passphrase is set for the {role.label} in {book.folder}: the organiser sets one "
+            f"no passphrase is set for the {role.words} in {book.folder}: the organiser sets one "
             f"with `mafvar roles set {book.folder} --role {role.value}`")
     if not passphrase:
-        raise PermissionError(f"acting as {role.label} in {book.folder} needs the "
-                              f"{role.label}'s passphrase")
+        raise PermissionError(f"acting as {role.words} in {book.folder} needs the "
+                              f"{role.words}'s passphrase")
     if not book.check_passphrase(role, passphrase):
-        raise PermissionError(f"wrong passphrase for the {role.label}")
+        raise PermissionError(f"wrong passphrase for the {role.words}")
     return PASSPHRASE

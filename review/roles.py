@@ -18,13 +18,19 @@ from __future__ import annotations
 from enum import Enum
 
 
-class Role(str, Enum):
+class ReviewerRole(str, Enum):
     CHIEF_JUDGE = "chief_judge"
     SIDE_JUDGE = "side_judge"
     ORGANISER = "organiser"
 
     @property
     def label(self) -> str:
+        """For a form: "Chief judge"."""
+        return self.value.replace("_", " ").capitalize()
+
+    @property
+    def words(self) -> str:
+        """In a sentence: "the chief judge"."""
         return self.value.replace("_", " ")
 
 
@@ -43,28 +49,28 @@ class Action(str, Enum):
                 "rule_appeal": "rule on an appeal", "export": "export reports"}[self.value]
 
 
-PERMITS: dict[Action, frozenset[Role]] = {
-    Action.DECIDE: frozenset(Role),
-    Action.VERIFY_VOTE: frozenset({Role.CHIEF_JUDGE, Role.SIDE_JUDGE}),
-    Action.FILE_APPEAL: frozenset(Role),
-    Action.ATTACH_INCIDENTS: frozenset(Role),
-    Action.RULE_APPEAL: frozenset({Role.CHIEF_JUDGE}),
-    Action.EXPORT: frozenset({Role.CHIEF_JUDGE, Role.ORGANISER}),
+PERMITS: dict[Action, frozenset[ReviewerRole]] = {
+    Action.DECIDE: frozenset(ReviewerRole),
+    Action.VERIFY_VOTE: frozenset({ReviewerRole.CHIEF_JUDGE, ReviewerRole.SIDE_JUDGE}),
+    Action.FILE_APPEAL: frozenset(ReviewerRole),
+    Action.ATTACH_INCIDENTS: frozenset(ReviewerRole),
+    Action.RULE_APPEAL: frozenset({ReviewerRole.CHIEF_JUDGE}),
+    Action.EXPORT: frozenset({ReviewerRole.CHIEF_JUDGE, ReviewerRole.ORGANISER}),
 }
 
 
-def may(role: Role, action: Action) -> bool:
+def may(role: ReviewerRole, action: Action) -> bool:
     return role in PERMITS[action]
 
 
-def require_permission(role: Role, action: Action, name: str) -> None:
+def require_permission(role: ReviewerRole, action: Action, name: str) -> None:
     """PermissionError naming who may, unless `role` may do `action`."""
     if may(role, action):
         return
-    allowed = sorted(PERMITS[action], key=list(Role).index)
-    who = " or ".join(r.label for r in allowed)
+    allowed = sorted(PERMITS[action], key=list(ReviewerRole).index)
+    who = " or ".join(r.words for r in allowed)
     if action is Action.RULE_APPEAL:
         raise PermissionError(f"only the chief judge may rule on an appeal; {name} is acting as "
-                              f"{role.label}")
-    raise PermissionError(f"a {role.label} may not {action.phrase} (only the {who} may; "
-                          f"{name} is acting as {role.label}; docs/app.md)")
+                              f"{role.words}")
+    raise PermissionError(f"a {role.words} may not {action.phrase} (only the {who} may; "
+                          f"{name} is acting as {role.words}; docs/app.md)")

@@ -39,7 +39,7 @@ from review import store_integrity as integrity
 from review.incidents import parse_enum
 from review.rolebook import (PASSPHRASE, PRACTICE, RoleBook, RoleBookError, authenticate,
                              find_rolebook)
-from review.roles import Action, Role, require_permission
+from review.roles import Action, ReviewerRole, require_permission
 from review.store_schema import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION
 from review.user_text import clean_incident_id, clean_name, clean_note, name_key
 
@@ -88,9 +88,9 @@ OPEN = "open"  # an appeal's status before any ruling
 # -- records ----------------------------------------------------------------------------
 
 @dataclass(frozen=True)
-class Reviewer:
+class ReviewerRecord:
     name: str
-    role: Role
+    role: ReviewerRole
     created_at: datetime
 
 
@@ -99,7 +99,7 @@ class Decision:
     id: int
     incident_id: str
     reviewer: str
-    role: Role
+    role: ReviewerRole
     verdict: Verdict
     note: str
     created_at: datetime
@@ -120,7 +120,7 @@ class VoteVerification:
     voter_seat: int
     verdict: VoteVerdict
     reviewer: str
-    role: Role
+    role: ReviewerRole
     note: str
     created_at: datetime
     supersedes: int | None
@@ -142,7 +142,7 @@ class AppealRuling:
     id: int
     appeal_id: int
     reviewer: str
-    role: Role
+    role: ReviewerRole
     ruling: Ruling
     reasons: str
     created_at: datetime
@@ -155,7 +155,7 @@ class AppealRuling:
 
 
 @dataclass(frozen=True)
-class Appeal:
+class AppealRecord:
     id: int
     filed_by_seat: int
     grounds: str
@@ -164,7 +164,7 @@ class Appeal:
     deadline_minutes: float
     late: bool | None  # None when the game's end time is unknown
     recorded_by: str
-    role: Role
+    role: ReviewerRole
     created_at: datetime
     incident_ids: tuple[str, ...]
     rulings: tuple[AppealRuling, ...]  # oldest first; the last one stands
@@ -229,7 +229,7 @@ class ReviewStore:
         self._write_timeout_s = write_timeout_s
         self._clock = clock
         self._lock = threading.RLock()
-        self._pending: list[tuple[str, Role | None, str, Mapping[str, Any]]] | None = None
+        self._pending: list[tuple[str, ReviewerRole | None, str, Mapping[str, Any]]] | None = None
         self._auth_cache: set[tuple[str, str, str, str]] = set()
         self._wrote = False
         self._backup = backup
@@ -321,11 +321,11 @@ class ReviewStore:
         """The roles file governing this game, read afresh (None: open practice mode)."""
         return _rolebook(self.game_dir)
 
-    def sign_in(self, name: str, role: Role | str, passphrase: str | None = None) -> str:
+    def sign_in(self, name: str, role: ReviewerRole | str, passphrase: str | None = None) -> str:
         """Check that `name` may act as `role` here, writing nothing; returns how
         (PRACTICE or PASSPHRASE). PermissionError / ValueError say why not."""
         name = clean_name(name)
-        role = _enum(Role, role, "role")
+        role = _enum(ReviewerRole, role, "role")
         auth = self._authenticate(role, passphrase)
         _check_tournament_roles(self.game_dir, name, role, self.rolebook(), self.path)
         self._read(lambda c: _check_roles_here(c, name, role, self.rolebook()))
@@ -333,34 +333,34 @@ class ReviewStore:
         return auth
 
     # -- reviewers -------------------------------------------------------------------
-    def add_reviewer(self, name: str, role: Role | str, *,
-                     passphrase: str | None = None) -> Reviewer:
+    def add_reviewer(self, name: str, role: ReviewerRole | str, *,
+                     passphrase: str | None = None) -> ReviewerRecord:
         """Register a reviewer in a role (idempotent: an existing pair is returned as is)."""
         name = clean_name(name)
-        role = _enum(Role, role, "role")
+        role = _enum(ReviewerRole, role, "role")
 
-        def body(conn: sqlite3.Connection, now: datetime) -> tuple[Reviewer, None]:
+        def body(conn: sqlite3.Connection, now: datetime) -> tuple[ReviewerRecord, None]:
             self._ensure_reviewer(conn, name, role, now)  # logs the registration itself
             row = conn.execute("SELECT created_at FROM reviewers WHERE name = ? AND role = ?",
                                (name, role.value)).fetchone()
-            return Reviewer(name, role, _dt(row[0])), None
+            return ReviewerRecord(name, role, _dt(row[0])), None
 
         return self._write(name, role, "add_reviewer", body, None, passphrase)
 
-    def reviewers(self) -> list[Reviewer]:
+    def reviewers(self) -> list[ReviewerRecord]:
         rows = self._read(lambda c: c.execute(
             "SELECT name, role, created_at FROM reviewers ORDER BY id").fetchall())
-        return [Reviewer(r[0], Role(r[1]), _dt(r[2])) for r in rows]
+        return [ReviewerRecord(r[0], ReviewerRole(r[1]), _dt(r[2])) for r in rows]
 
     # -- decisions -------------------------------------------------------------------
-    def decide(self, incident_id: str, reviewer: str, role: Role | str,
+    def decide(self, incident_id: str, reviewer: str, role: ReviewerRole | str,
                verdict: Verdict | str, note: str = "", *,
                passphrase: str | None = None) -> Decision:
         """Record a verdict on an incident of this game (one in analysis/incidents.json);
         it supersedes the incident's current decision."""
         incident_id = clean_incident_id(incident_id)
         reviewer = clean_name(reviewer)
-        role = _enum(Role, role, "role")
+        role = _enum(ReviewerRole, role, "role")
         verdict = _enum(Verdict, verdict, "verdict")
         note = clean_note(note)
 
@@ -405,7 +405,7 @@ class ReviewStore:
 
     # -- vote verifications ----------------------------------------------------------
     def verify_vote(self, round: int, pass_: int, candidate: int | None, voter_seat: int,
-                    verdict: VoteVerdict | str, reviewer: str, role: Role | str,
+                    verdict: VoteVerdict | str, reviewer: str, role: ReviewerRole | str,
                     note: str = "", *, passphrase: str | None = None) -> VoteVerification:
         """A reviewer's reading of one cell of the vote grid (candidate None: raise vote).
         Judges only: an organiser may not verify votes (docs/app.md)."""
@@ -416,7 +416,7 @@ class ReviewStore:
         _int_in(voter_seat, 1, 10, "voter seat")
         verdict = _enum(VoteVerdict, verdict, "vote verdict")
         reviewer = clean_name(reviewer)
-        role = _enum(Role, role, "role")
+        role = _enum(ReviewerRole, role, "role")
         note = clean_note(note)
 
         def body(conn: sqlite3.Connection, now: datetime) -> tuple[VoteVerification, dict]:
@@ -456,11 +456,11 @@ class ReviewStore:
 
     # -- appeals ---------------------------------------------------------------------
     def file_appeal(self, filed_by_seat: int, grounds: str, *, reviewer: str,
-                    role: Role | str, filed_at: datetime | None = None,
+                    role: ReviewerRole | str, filed_at: datetime | None = None,
                     game_end_at: datetime | None = None,
                     incident_ids: Iterable[str] = (),
                     deadline_minutes: float | None = None,
-                    passphrase: str | None = None) -> Appeal:
+                    passphrase: str | None = None) -> AppealRecord:
         """Record an appeal; `late` is computed against the deadline (MC 4.20: 15 min).
 
         `reviewer`/`role` is who records it (a player files through the
@@ -470,7 +470,7 @@ class ReviewStore:
         _int_in(filed_by_seat, 1, 10, "seat")
         grounds = clean_note(grounds, "an appeal's grounds", required=True)
         reviewer = clean_name(reviewer)
-        role = _enum(Role, role, "role")
+        role = _enum(ReviewerRole, role, "role")
         deadline = self.appeal_deadline_minutes if deadline_minutes is None else float(deadline_minutes)
         if not 0 < deadline < 24 * 60:
             raise ValueError("deadline_minutes must be positive and under a day")
@@ -502,11 +502,11 @@ class ReviewStore:
         return self.appeal(appeal_id)
 
     def attach_incidents(self, appeal_id: int, incident_ids: Iterable[str], *,
-                         reviewer: str, role: Role | str,
-                         passphrase: str | None = None) -> Appeal:
+                         reviewer: str, role: ReviewerRole | str,
+                         passphrase: str | None = None) -> AppealRecord:
         """Attach more incidents to an appeal (already attached ones are skipped)."""
         reviewer = clean_name(reviewer)
-        role = _enum(Role, role, "role")
+        role = _enum(ReviewerRole, role, "role")
         ids = _incident_ids(incident_ids)
 
         def body(conn: sqlite3.Connection, now: datetime) -> tuple[list[str], dict | None]:
@@ -526,7 +526,7 @@ class ReviewStore:
                     passphrase, incidents=ids)
         return self.appeal(appeal_id)
 
-    def rule_appeal(self, appeal_id: int, reviewer: str, role: Role | str,
+    def rule_appeal(self, appeal_id: int, reviewer: str, role: ReviewerRole | str,
                     ruling: Ruling | str, reasons: str, *,
                     passphrase: str | None = None) -> AppealRuling:
         """The chief judge's ruling; a later ruling supersedes an earlier one.
@@ -535,7 +535,7 @@ class ReviewStore:
         role without its passphrase when the folder has a roles file.
         """
         reviewer = clean_name(reviewer)
-        role = _enum(Role, role, "role")
+        role = _enum(ReviewerRole, role, "role")
         ruling = _enum(Ruling, ruling, "ruling")
         require_permission(role, Action.RULE_APPEAL, reviewer)
         if not isinstance(reasons, str) or not reasons.strip():
@@ -557,22 +557,22 @@ class ReviewStore:
 
         return self._write(reviewer, role, "rule_appeal", body, Action.RULE_APPEAL, passphrase)
 
-    def appeal(self, appeal_id: int) -> Appeal:
+    def appeal(self, appeal_id: int) -> AppealRecord:
         appeals = self._read(lambda c: _load_appeals(c, appeal_id))
         if not appeals:
             raise LookupError(f"no appeal {appeal_id} in {self.path}")
         return appeals[0]
 
-    def appeals(self) -> list[Appeal]:
+    def appeals(self) -> list[AppealRecord]:
         return self._read(lambda c: _load_appeals(c, None))
 
     # -- exports ---------------------------------------------------------------------
-    def record_export(self, reviewer: str, role: Role | str, what: str, *,
+    def record_export(self, reviewer: str, role: ReviewerRole | str, what: str, *,
                       passphrase: str | None = None) -> None:
         """Authorise and log an export (a report written for others): chief judge or
         organiser only. Call it before writing the export."""
         reviewer = clean_name(reviewer)
-        role = _enum(Role, role, "role")
+        role = _enum(ReviewerRole, role, "role")
         what = clean_note(what, "what is exported", required=True)
 
         def body(conn: sqlite3.Connection, now: datetime) -> tuple[None, dict]:
@@ -601,7 +601,7 @@ class ReviewStore:
         return report
 
     # -- internals -------------------------------------------------------------------
-    def _ensure_reviewer(self, conn: sqlite3.Connection, name: str, role: Role,
+    def _ensure_reviewer(self, conn: sqlite3.Connection, name: str, role: ReviewerRole,
                          now: datetime) -> bool:
         """Register (name, role) on first use; True if it was new (logged with the write)."""
         if conn.execute("SELECT 1 FROM reviewers WHERE name = ? AND role = ?",
@@ -619,13 +619,13 @@ class ReviewStore:
         if conn.execute("SELECT 1 FROM appeals WHERE id = ?", (appeal_id,)).fetchone() is None:
             raise LookupError(f"no appeal {appeal_id}")
 
-    def _audit(self, actor: str, role: Role | None, action: str,
+    def _audit(self, actor: str, role: ReviewerRole | None, action: str,
                payload: Mapping[str, Any]) -> None:
         """Queue an audit row; `_write` appends the queue, chained, before it commits."""
         assert self._pending is not None, "audit rows are written inside _write only"
         self._pending.append((actor, role, action, payload))
 
-    def _authenticate(self, role: Role, passphrase: str | None) -> str:
+    def _authenticate(self, role: ReviewerRole, passphrase: str | None) -> str:
         book = self.rolebook()
         if book is None or not book.protected or not passphrase:
             return authenticate(book, role, passphrase)
@@ -638,7 +638,7 @@ class ReviewStore:
         self._auth_cache.add(key)
         return auth
 
-    def _write(self, actor: str, role: Role, action: str,
+    def _write(self, actor: str, role: ReviewerRole, action: str,
                body: Callable[[sqlite3.Connection, datetime],
                               tuple[T, Mapping[str, Any] | None]],
                permission: Action | None, passphrase: str | None, *,
@@ -747,14 +747,14 @@ def game_incident_ids(game_dir: Path) -> frozenset[str]:
         raise LookupError(f"cannot read the game's incidents: {exc}") from None
 
 
-def check_identity(game_dir: str | os.PathLike[str], name: str, role: Role | str,
+def check_identity(game_dir: str | os.PathLike[str], name: str, role: ReviewerRole | str,
                    passphrase: str | None = None) -> str:
     """The app's sign-in, also for a game without review.db yet: may `name` act as
     `role` here? Returns PRACTICE or PASSPHRASE; PermissionError / ValueError if not.
     Writes nothing."""
     game = Path(game_dir)
     name = clean_name(name)
-    role = _enum(Role, role, "role")
+    role = _enum(ReviewerRole, role, "role")
     book = _rolebook(game)
     auth = authenticate(book, role, passphrase)
     db = game / "review.db"
@@ -764,9 +764,9 @@ def check_identity(game_dir: str | os.PathLike[str], name: str, role: Role | str
     return auth
 
 
-def _roles_held(rows: Iterable[tuple[str, str]], name: str) -> set[Role]:
+def _roles_held(rows: Iterable[tuple[str, str]], name: str) -> set[ReviewerRole]:
     key = name_key(name)
-    out: set[Role] = set()
+    out: set[ReviewerRole] = set()
     for other, role in rows:
         try:
             same = name_key(other) == key
@@ -774,13 +774,13 @@ def _roles_held(rows: Iterable[tuple[str, str]], name: str) -> set[Role]:
             same = str(other).strip().casefold() == key
         if same:
             try:
-                out.add(Role(role))
+                out.add(ReviewerRole(role))
             except ValueError:
                 pass
     return out
 
 
-def _refuse_second_role(name: str, role: Role, held: set[Role], book: RoleBook | None,
+def _refuse_second_role(name: str, role: ReviewerRole, held: set[ReviewerRole], book: RoleBook | None,
                         where: str) -> None:
     others = held - {role}
     if not others:
@@ -789,20 +789,20 @@ def _refuse_second_role(name: str, role: Role, held: set[Role], book: RoleBook |
     if others | {role} <= granted:
         return
     folder = book.folder if book is not None else "FOLDER"
-    listed = " and ".join(sorted(r.label for r in others))
+    listed = " and ".join(sorted(r.words for r in others))
     raise PermissionError(
         f"{name} already acts as {listed} {where}; one name holds one role in a tournament "
         f"unless the organiser grants more (`mafvar roles grant {folder} --name \"{name}\" "
         f"--role {role.value} " + " ".join(f"--role {r.value}" for r in sorted(others)) + "`)")
 
 
-def _check_roles_here(conn: sqlite3.Connection, name: str, role: Role,
+def _check_roles_here(conn: sqlite3.Connection, name: str, role: ReviewerRole,
                       book: RoleBook | None) -> None:
     rows = conn.execute("SELECT name, role FROM reviewers").fetchall()
     _refuse_second_role(name, role, _roles_held(rows, name), book, "in this game")
 
 
-def _check_roles_here_file(db: Path, name: str, role: Role, book: RoleBook | None,
+def _check_roles_here_file(db: Path, name: str, role: ReviewerRole, book: RoleBook | None,
                           auth: str, game: Path) -> None:
     try:
         conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, isolation_level=None)
@@ -818,7 +818,7 @@ def _check_roles_here_file(db: Path, name: str, role: Role, book: RoleBook | Non
         conn.close()
 
 
-def _check_tournament_roles(game: Path, name: str, role: Role, book: RoleBook | None,
+def _check_tournament_roles(game: Path, name: str, role: ReviewerRole, book: RoleBook | None,
                             own_db: Path) -> None:
     """The other games of the tournament (the roles file's folder) must not have this
     name in another role (read-only; a store that cannot be read is skipped here and
@@ -1048,15 +1048,15 @@ _VERIFY_COLS = ("id, round, pass, candidate, voter_seat, verdict, reviewer, role
 
 
 def _decision(r: tuple) -> Decision:
-    return Decision(r[0], r[1], r[2], Role(r[3]), Verdict(r[4]), r[5], _dt(r[6]), r[7])
+    return Decision(r[0], r[1], r[2], ReviewerRole(r[3]), Verdict(r[4]), r[5], _dt(r[6]), r[7])
 
 
 def _verification(r: tuple) -> VoteVerification:
-    return VoteVerification(r[0], r[1], r[2], r[3], r[4], VoteVerdict(r[5]), r[6], Role(r[7]),
+    return VoteVerification(r[0], r[1], r[2], r[3], r[4], VoteVerdict(r[5]), r[6], ReviewerRole(r[7]),
                             r[8], _dt(r[9]), r[10])
 
 
-def _load_appeals(conn: sqlite3.Connection, appeal_id: int | None) -> list[Appeal]:
+def _load_appeals(conn: sqlite3.Connection, appeal_id: int | None) -> list[AppealRecord]:
     where, args = ("WHERE id = ?", (appeal_id,)) if appeal_id is not None else ("", ())
     rows = conn.execute(
         "SELECT id, filed_by_seat, grounds, filed_at, game_end_at, deadline_minutes, late,"
@@ -1067,12 +1067,12 @@ def _load_appeals(conn: sqlite3.Connection, appeal_id: int | None) -> list[Appea
             "SELECT incident_id FROM appeal_incidents WHERE appeal_id = ? ORDER BY rowid",
             (r[0],)))
         rulings = tuple(
-            AppealRuling(x[0], x[1], x[2], Role(x[3]), Ruling(x[4]), x[5], _dt(x[6]), x[7])
+            AppealRuling(x[0], x[1], x[2], ReviewerRole(x[3]), Ruling(x[4]), x[5], _dt(x[6]), x[7])
             for x in conn.execute(
                 "SELECT id, appeal_id, reviewer, role, ruling, reasons, created_at, supersedes"
                 " FROM appeal_rulings WHERE appeal_id = ? ORDER BY id", (r[0],)))
-        out.append(Appeal(r[0], r[1], r[2], _dt(r[3]), _dt(r[4]) if r[4] else None, r[5],
-                          None if r[6] is None else bool(r[6]), r[7], Role(r[8]), _dt(r[9]),
+        out.append(AppealRecord(r[0], r[1], r[2], _dt(r[3]), _dt(r[4]) if r[4] else None, r[5],
+                          None if r[6] is None else bool(r[6]), r[7], ReviewerRole(r[8]), _dt(r[9]),
                           ids, rulings))
     return out
 

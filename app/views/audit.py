@@ -8,8 +8,8 @@ import streamlit as st
 
 from app.audit_view import summarise
 from app.game import find_games, roots_from_env
-from app.identity import ReviewerRole
 from app.ui import authorise_export, current_game_dir, open_game, require_reviewer, reviewer
+from review.store import ReviewerRole
 from review.report import write_report
 from review.workspace import GameWorkspace
 

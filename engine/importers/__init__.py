@@ -12,7 +12,8 @@ import json
 from pathlib import Path
 from typing import Any, Callable
 
-from mafvar.limits import InputLimitError, check_tree, read_json_file
+from engine.files import read_text
+from mafvar.limits import InputLimitError, check_tree, parse_json_text
 
 from . import mafiaratings, polemica
 from .errors import ImportError_
@@ -53,17 +54,12 @@ def import_record(kind: str, data: Any) -> dict:
 def import_file(kind: str, path: str | Path) -> dict:
     """Read a foreign record file and convert it."""
     p = Path(path)
+    text = read_text(p, ImportError_, what="record")
     try:
-        data = read_json_file(p, what="record")
-    except FileNotFoundError:
-        raise ImportError_(f"{p}: no such file") from None
-    except IsADirectoryError:
-        raise ImportError_(f"{p}: is a folder, not a record file") from None
+        data = parse_json_text(text, what=str(p))
     except json.JSONDecodeError as exc:
         raise ImportError_(f"{p}: not valid JSON: {exc.msg} at line {exc.lineno}, "
                            f"column {exc.colno}") from None
     except InputLimitError as exc:
         raise ImportError_(str(exc)) from None
-    except OSError as exc:
-        raise ImportError_(f"{p}: cannot read: {exc.strerror or exc}") from None
     return import_record(kind, data)

@@ -28,7 +28,7 @@ def _authorise_export(args: argparse.Namespace) -> None:
     from pathlib import Path
 
     from review.rolebook import RoleBookError, find_rolebook
-    from review.roles import Action, Role, require_permission
+    from review.roles import Action, ReviewerRole, require_permission
     from review.store import ReviewStore, ReviewStoreError, check_identity
 
     game = Path(args.game_dir)
@@ -50,7 +50,7 @@ def _authorise_export(args: argparse.Namespace) -> None:
         from mafvar.commands.prompt import read_secret
         passphrase = read_secret(f"passphrase of the {args.role.replace('_', ' ')}")
     try:
-        require_permission(Role(args.role), Action.EXPORT, args.as_name)
+        require_permission(ReviewerRole(args.role), Action.EXPORT, args.as_name)
         if (game / "review.db").is_file():
             with ReviewStore.open(game / "review.db") as store:
                 store.record_export(args.as_name, args.role, "report", passphrase=passphrase)

@@ -1,7 +1,7 @@
 """Roles proven, not declared: every rule of docs/app.md enforced by review.db's store.
 
 Each role rule is tested one by one against the real store (and, for the
-rules the database can state, against a raw SQLite connection too). Role
+rules the database can state, against a raw SQLite connection too). ReviewerRole
 passphrases live in the organiser's roles file; names and notes are
 normalised and bounded before anything is written.
 """
@@ -13,7 +13,7 @@ import unicodedata
 import pytest
 
 from review import rolebook
-from review.roles import PERMITS, Action, Role
+from review.roles import PERMITS, Action, ReviewerRole
 from review.store import ReviewStore, check_identity
 from review_store_support import write_incidents
 
@@ -87,7 +87,7 @@ def test_the_code_table_is_the_documented_one():
 
 
 @pytest.mark.parametrize("action", list(Action), ids=lambda a: a.value)
-@pytest.mark.parametrize("role", [r.value for r in Role])
+@pytest.mark.parametrize("role", [r.value for r in ReviewerRole])
 def test_each_role_rule_in_practice_mode(game, action, role):
     name = f"Tester {role}"
     with ReviewStore.open(game / "review.db") as s:
@@ -106,7 +106,7 @@ def test_each_role_rule_in_practice_mode(game, action, role):
 
 
 @pytest.mark.parametrize("action", list(Action), ids=lambda a: a.value)
-@pytest.mark.parametrize("role", [r.value for r in Role])
+@pytest.mark.parametrize("role", [r.value for r in ReviewerRole])
 def test_each_role_rule_with_passphrases(game, protected, action, role):
     name = f"Tester {role}"
     with ReviewStore.open(game / "review.db") as s:
@@ -135,11 +135,11 @@ def test_roles_file_holds_no_passphrase_in_clear(protected):
     for secret in (ORGANISER, CHIEF, SIDE):
         assert secret not in text
     book = rolebook.load_rolebook(protected / rolebook.ROLES_FILE)
-    rec = book.passphrases[Role.CHIEF_JUDGE]
+    rec = book.passphrases[ReviewerRole.CHIEF_JUDGE]
     assert rec["kdf"] == "scrypt" and len(bytes.fromhex(rec["salt"])) == 16
     # salted: the same passphrase set twice hashes differently
     again = rolebook.hash_passphrase(CHIEF)
-    assert again["hash"] != rec["hash"] and book.check_passphrase(Role.CHIEF_JUDGE, CHIEF)
+    assert again["hash"] != rec["hash"] and book.check_passphrase(ReviewerRole.CHIEF_JUDGE, CHIEF)
 
 
 def test_only_the_organiser_changes_passphrases_and_sets_the_first(game):
