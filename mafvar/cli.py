@@ -12,6 +12,7 @@ import argparse
 import os
 import sys
 import traceback
+from typing import NoReturn
 
 # MediaPipe's C++ side logs every graph start to stderr (also in worker
 # processes, which inherit the environment); users need our messages only.
@@ -35,7 +36,7 @@ COMMANDS = (protocol, hands, synth, report, analysis, audit, review_app, store, 
 class _Parser(argparse.ArgumentParser):
     """argparse with one-line errors (sub-command parsers inherit the class)."""
 
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {one_line(Exception(message))} "
                      f"(see `{self.prog} --help`)\n")
 

@@ -257,6 +257,7 @@ class IntegrityReport:
                         f"{self.migrated_from})" if self.migrated_from else ""))
             return f"{self.path}: intact ({chain}; {self.data_rows} data rows match it)"
         first = self.first_bad
+        assert first is not None  # not ok: there is a problem
         others = [p.message for p in self.problems if p is not first]
         more = f"; also: {others[0]}" if others else ""
         if len(others) > 1:

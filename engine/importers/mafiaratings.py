@@ -20,7 +20,7 @@ from mafvar.limits import LIMITS
 
 from .assembly import Anchor, EventLog
 from .day import DayRecord, emit_day
-from .errors import (ImportError_, read_int as _int, read_list as _list, read_pass as _pass,
+from .errors import (ImportError_, read_list as _list, read_pass as _pass,
                      read_round as _round, read_rounds_list as _rounds, read_seat as _seat)
 from .following import day_leavers, night_victim
 

@@ -10,7 +10,7 @@ from engine.check import check_document
 from engine.profiles import DEFAULT_PROFILE, PROFILE_NAMES
 from engine.protocol import ProtocolError, parse_json, read_protocol_text, schema_issues
 from engine.replay import Replay
-from engine.types import Issue, Severity, error
+from engine.types import Issue, Severity
 from mafvar.errors import UserError
 
 CHECK_FORMAT = "mafvar-check"

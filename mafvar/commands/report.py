@@ -38,7 +38,7 @@ def _authorise_export(args: argparse.Namespace) -> None:
         raise UserError(str(exc)) from None
     protected = book is not None and book.protected
     if not args.as_name and not args.role:
-        if protected:
+        if book is not None and protected:
             raise UserError(f"{game} has role passphrases ({book.path}): exporting needs "
                             "--as NAME --role chief_judge|organiser (the passphrase is read from "
                             "a prompt or stdin)")

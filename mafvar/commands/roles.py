@@ -127,9 +127,11 @@ def _show(args: argparse.Namespace) -> int:
               f"role; enable passphrases with `mafvar roles set {folder} --role organiser`")
     else:
         print(f"{folder}: passphrases on ({doc['roles_file']})")
+    set_at = {r.value: rec.get("set_at") for r, rec in book.passphrases.items()} if book else {}
     for role in ROLES:
-        rec = doc["passphrases"].get(role)
-        print(f"  {role.replace('_', ' '):<12} {'passphrase set ' + str(rec['set_at']) if rec else 'no passphrase'}")
-    for g in doc["grants"]:
-        print(f"  grant: {g['name']} may act as {', '.join(g['roles'])}")
+        state = f"passphrase set {set_at[role]}" if role in set_at else "no passphrase"
+        print(f"  {role.replace('_', ' '):<12} {state}")
+    for g in (book.grants.values() if book else ()):
+        roles = ", ".join(sorted(r.value for r in g.roles))
+        print(f"  grant: {g.name} may act as {roles}")
     return 0
