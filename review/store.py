@@ -27,6 +27,7 @@ import json
 import os
 import random
 import sqlite3
+import tempfile
 import threading
 import time
 from dataclasses import dataclass
@@ -990,7 +991,9 @@ def _keep_pre_migration_copy(conn: sqlite3.Connection, file: Path, version: int)
     copy = file.with_name(f"{file.name}.schema{version}")
     if copy.exists():
         return
-    tmp = copy.with_name(copy.name + ".tmp")
+    fd, name = tempfile.mkstemp(prefix=copy.name + ".", suffix=".tmp", dir=file.parent)
+    os.close(fd)
+    tmp = Path(name)
     try:
         dst = sqlite3.connect(tmp)
         try:
@@ -998,11 +1001,15 @@ def _keep_pre_migration_copy(conn: sqlite3.Connection, file: Path, version: int)
             dst.execute("PRAGMA journal_mode = DELETE")
         finally:
             dst.close()
-        os.replace(tmp, copy)
+        try:
+            os.link(tmp, copy)  # unlike a rename, never replaces a copy another process kept
+        except FileExistsError:
+            pass
     except (OSError, sqlite3.Error) as exc:
-        tmp.unlink(missing_ok=True)
         raise ReviewStoreError(f"{file}: cannot keep a copy before upgrading it ({exc}); it "
                                "was left as it is") from None
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def _verify(conn: sqlite3.Connection, file: Path, backup_rows: list[tuple] | None

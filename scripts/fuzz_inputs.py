@@ -6,7 +6,8 @@
 Runs the same kinds as tests/fuzz/test_fuzz_inputs.py (tests/fuzz/fuzz_kinds.py)
 through the same entry points, without shrinking, and prints per kind: inputs
 run, outcomes, tracebacks (or unexpected errors), runs over 10 s, the slowest
-run and the median. Exit 0 when there are no tracebacks and no run over 10 s.
+run (wall and the process's CPU: the machine may be shared) and the median.
+Exit 0 when there are no tracebacks and no run over 10 s.
 The time limit is a figure this script reports, not something a test asserts.
 """
 from __future__ import annotations
@@ -36,6 +37,8 @@ def run_kind(name: str, examples: int, rng_seed: int, scratch: Path) -> dict:
     work = scratch / name
     work.mkdir(parents=True, exist_ok=True)
     times: list[float] = []
+    cpu: list[float] = []
+    slowest: list = [0.0, ""]
     outcomes: dict[str, int] = {}
     failures: list[str] = []
     slow: list[str] = []
@@ -46,7 +49,7 @@ def run_kind(name: str, examples: int, rng_seed: int, scratch: Path) -> dict:
     @given(st.data())
     def go(data):
         inp = spec.draw(data, work)
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         try:
             label = spec.run(inp, work)
         except FuzzFailure as exc:
@@ -57,6 +60,9 @@ def run_kind(name: str, examples: int, rng_seed: int, scratch: Path) -> dict:
             failures.append("".join(traceback.format_exception_only(type(exc), exc))[:500])
         dt = time.perf_counter() - t0
         times.append(dt)
+        cpu.append(time.process_time() - c0)
+        if dt > slowest[0]:
+            slowest[:] = [dt, _describe(inp)]
         outcomes[label] = outcomes.get(label, 0) + 1
         if dt > SLOW_S:
             slow.append(f"{dt:.1f} s: {_describe(inp)}")
@@ -71,7 +77,9 @@ def run_kind(name: str, examples: int, rng_seed: int, scratch: Path) -> dict:
             "tracebacks": len(failures), "over_10s": len(slow),
             "max_s": round(max(times), 3) if times else None,
             "median_s": round(statistics.median(times), 4) if times else None,
-            "total_s": round(sum(times), 1), "failures": failures[:10], "slow": slow[:10]}
+            "max_cpu_s": round(max(cpu), 3) if cpu else None,
+            "total_s": round(sum(times), 1), "failures": failures[:10], "slow": slow[:10],
+            "slowest": slowest[1][:300]}
 
 
 def _describe(inp) -> str:
@@ -97,12 +105,14 @@ def main(argv: list[str] | None = None) -> int:
             r = run_kind(name, args.examples, args.seed, Path(tmp))
             results.append(r)
             print(f"{name:<13} {r['inputs']:>6} inputs  tracebacks {r['tracebacks']}  "
-                  f"over 10 s {r['over_10s']}  max {r['max_s']} s  median {r['median_s']} s  "
+                  f"over 10 s {r['over_10s']}  max {r['max_s']} s (CPU {r['max_cpu_s']} s)  "
+                  f"median {r['median_s']} s  "
                   f"total {r['total_s']} s  outcomes {r['outcomes']}", flush=True)
             for f in r["failures"]:
                 print(f"    failure: {f}")
             for s in r["slow"]:
                 print(f"    slow: {s}")
+            print(f"    slowest input: {r['slowest'][:200]}")
     total = time.perf_counter() - started
     print(f"all: {sum(r['inputs'] for r in results)} inputs, "
           f"{sum(r['tracebacks'] for r in results)} tracebacks, "

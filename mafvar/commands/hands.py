@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 
@@ -45,7 +46,8 @@ def _run_hands(args: argparse.Namespace) -> int:
 
     results: list[list[dict] | None] = []
     failed = False
-    with HandDetector(tracking=False) as detector:
+    with contextlib.ExitStack() as stack:
+        detector = None  # the models load only once an image is known to be readable
         for path in args.images:
             try:
                 image = load_rgb(path)
@@ -54,6 +56,8 @@ def _run_hands(args: argparse.Namespace) -> int:
                 failed = True
                 results.append(None)
                 continue
+            if detector is None:
+                detector = stack.enter_context(HandDetector(tracking=False))
             reports = [report_hand(obs) for obs in detector.detect(image)]
             results.append([r.to_dict() for r in reports])
             if not args.json:
