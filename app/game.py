@@ -13,7 +13,7 @@ from typing import Any, Iterable
 
 from review.incidents import Incident, IncidentFormatError, load_incidents
 from review.recount_file import RecountFile, RecountFormatError, load_recount
-from review.workspace import GameWorkspace, WorkspaceError, WorkspaceState
+from review.workspace import GameWorkspace, WorkspaceError, WorkspaceState, is_game_dir
 
 GAMES_ENV = "MAFVAR_GAMES"  # os.pathsep-separated game folders or folders of games
 DEFAULT_PROFILE = "mafclub-2023"
@@ -101,10 +101,6 @@ def load_game(path: str | os.PathLike[str]) -> LoadedGame:
         except (RecountFormatError, OSError) as exc:
             problems.append(f"recount.json cannot be read: {exc}")
     return LoadedGame(ws, state, protocol, incidents, recount, tuple(problems))
-
-
-def is_game_dir(path: Path) -> bool:
-    return (path / "protocol.json").is_file()
 
 
 def find_games(roots: Iterable[str | os.PathLike[str]]) -> list[Path]:

@@ -22,7 +22,7 @@ from typing import Callable, Iterable, Mapping, Sequence
 import numpy as np
 
 from engine.timeline import Interval, Kind
-from vision.tracks import Track
+from vision.tracks import SeatState, Track
 
 # Keys in Interval.details that hold protocol-clock times.
 TIME_DETAILS = ("window_open", "window_close", "t_call_end", "t_call2", "t_thanks")
@@ -200,12 +200,12 @@ def video_marks(tracks: Iterable[Track], seats: int = 10) -> list[Mark]:
     tracks = list(tracks)
     need = max(3, seats // 2)
     out = []
-    for state, kind in (("mask_on", "nightfall"), ("mask_off", "morning")):
-        onsets = [tr.t0 for tr in tracks if tr.state == state]
+    for state, kind in ((SeatState.MASK_ON, "nightfall"), (SeatState.MASK_OFF, "morning")):
+        onsets = [tr.t0 for tr in tracks if tr.state is state]
         for t, n in _clusters(onsets, 4.0, need):
             # masks go on within ~1 s of the call: the cluster starts just after it
             out.append(Mark(kind, round(t - 0.5, 3), min(1.0, n / seats), "video"))
-    fists = [tr.t0 for tr in tracks if tr.state == "fist_on_table"]
+    fists = [tr.t0 for tr in tracks if tr.state is SeatState.FIST_ON_TABLE]
     for t, n in _clusters(fists, 1.2, 2):
         # fists land after the call ends: the call started about a call's length before
         out.append(Mark("vote_call", round(t - CALL_SECONDS - 0.3, 3), min(1.0, 0.5 + n / 10), "video"))

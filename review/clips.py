@@ -100,7 +100,7 @@ def attach_evidence(ws: GameWorkspace, video: Path, calibration: Calibration, ca
     # recording may be larger (it was analysed downscaled to them)
     k = W / cam_cal.width
     out: list[Incident] = []
-    obs_path = ws.analysis_dir / "observations.sqlite"
+    obs_path = ws.observations_path
     db = ObservationStore(obs_path) if obs_path.exists() else None
     timed = [i for i in incidents if i.t0 is not None]
     try:

@@ -13,6 +13,9 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from engine.check import check_document
+from review.workspace import CALIBRATION_FILE, DEFAULT_VIDEO_FILE, PROTOCOL_FILE, TRUTH_FILE
+
 from .audio import cues_from_protocol, render_audio, write_wav
 from .director.calls import add_shooting_calls
 from .director.cast import cast_players
@@ -24,7 +27,7 @@ from .director.rng import stream
 from .director.timing import judge_record, time_protocol
 from .truth import build_truth, dumps
 
-OUTPUT_FILES = ("protocol.json", "truth.json", "calibration.json", "video.mp4")
+OUTPUT_FILES = (PROTOCOL_FILE, TRUTH_FILE, CALIBRATION_FILE, DEFAULT_VIDEO_FILE)
 # With --realistic-timing the idle sway and speaking nod advance in steps of
 # this many seconds, so still stretches repeat one rendered frame
 # (render.renderer.frame_sources; docs/synth.md "Full-length games").
@@ -131,11 +134,7 @@ def sample_properties(truth: dict, protocol: dict | None = None) -> list[str]:
 
 def engine_problems(protocol: dict, expected: set[str]) -> list[str]:
     """Replay with the engine: only the judge errors injected on purpose may
-    show as errors or audits. Skipped (no problems) when the engine is absent."""
-    try:
-        from engine.cli import check_document
-    except ImportError:
-        return []
+    show as errors or audits."""
     _, issues = check_document(json.loads(json.dumps(protocol)))
     problems = []
     found = set()
@@ -266,8 +265,8 @@ def write_game(game: Game, out: Path, video: bool = True, progress=None, workers
         if (out / name).is_file():
             (out / name).unlink()
     opts = game.options
-    (out / "protocol.json").write_text(json.dumps(game.protocol, indent=1, ensure_ascii=False) + "\n")
-    (out / "truth.json").write_text(dumps(game.truth))
+    (out / PROTOCOL_FILE).write_text(json.dumps(game.protocol, indent=1, ensure_ascii=False) + "\n")
+    (out / TRUTH_FILE).write_text(dumps(game.truth))
     figures: dict = {"duration": game.duration}
     try:
         scene = build_scene(opts)
@@ -275,7 +274,7 @@ def write_game(game: Game, out: Path, video: bool = True, progress=None, workers
         if video:
             raise SynthError(f"the renderer is not available ({exc})") from None
         return figures
-    (out / "calibration.json").write_text(json.dumps(calibration(scene, opts), indent=1) + "\n")
+    (out / CALIBRATION_FILE).write_text(json.dumps(calibration(scene, opts), indent=1) + "\n")
     if not video:
         return figures
     from .director.script import build_scripts
@@ -288,7 +287,7 @@ def write_game(game: Game, out: Path, video: bool = True, progress=None, workers
         wav = Path(tmp) / "audio.wav"
         write_wav(samples, wav)
         t0 = time.perf_counter()
-        stats = render_video(scene, scripts, game.duration, out / "video.mp4", fps=opts.fps, audio=wav,
+        stats = render_video(scene, scripts, game.duration, out / DEFAULT_VIDEO_FILE, fps=opts.fps, audio=wav,
                              crf=opts.crf, workers=workers, progress=progress,
                              hold=REUSE_HOLD if opts.realistic_timing else None)
         figures["render_seconds"] = time.perf_counter() - t0

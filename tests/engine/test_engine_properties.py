@@ -6,7 +6,7 @@ import pytest
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from engine.cli import check_document
+from engine.check import check_document
 from engine.generate import random_game
 from engine.protocol import Protocol, ProtocolError, parse_json, schema_issues
 from engine.replay import replay

@@ -6,7 +6,7 @@ import json
 import sys
 import time
 
-from mafvar.cli import UserError
+from mafvar.errors import UserError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

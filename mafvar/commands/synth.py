@@ -5,8 +5,11 @@ import json
 import sys
 from pathlib import Path
 
-from .director.inject import InjectError, parse_selection
-from .synth import LIGHTING, SynthError, SynthOptions, build_game, check_out_dir, write_game
+from engine.check import check_document
+from engine.profiles import PROFILE_NAMES
+from mafvar.errors import UserError
+from sample_videos.director.inject import InjectError, parse_selection
+from sample_videos.synth import LIGHTING, OUTPUT_FILES, SynthError, SynthOptions, build_game, check_out_dir, write_game
 
 
 def register(subparsers) -> None:
@@ -18,7 +21,7 @@ def register(subparsers) -> None:
     p.add_argument("--seed", type=int, required=True, help="the game's seed (same seed + options = same files)")
     p.add_argument("--out", required=True, help="output folder (must be empty unless --force)")
     p.add_argument("--protocol", help="act this native protocol instead of generating a game")
-    p.add_argument("--profile", default="mafclub-2023", choices=_profiles(),
+    p.add_argument("--profile", default="mafclub-2023", choices=PROFILE_NAMES,
                    help="rule profile of a generated game")
     inj = p.add_mutually_exclusive_group()
     inj.add_argument("--inject", help="comma-separated violations to inject ('none' for none; name:N for N of "
@@ -48,31 +51,17 @@ def _resolution(text: str) -> tuple[int, int]:
     except ValueError:
         w = h = 0
     if not (64 <= w <= 3840 and 64 <= h <= 2160):
-        from mafvar.cli import UserError
         raise UserError(f"--resolution {text!r}: expected WIDTHxHEIGHT, e.g. 1280x720")
     return w, h
 
 
 def _protocol_errors(doc: dict) -> list[str]:
-    """Errors `mafvar protocol check` would report (empty without the engine)."""
-    try:
-        from engine.cli import check_document
-    except ImportError:
-        return []
+    """Errors `mafvar protocol check` would report."""
     _, issues = check_document(doc)
     return [str(i) for i in issues if i.severity.value == "error"]
 
 
-def _profiles() -> tuple[str, ...] | None:
-    try:
-        from engine.profiles import PROFILE_NAMES
-    except ImportError:
-        return None
-    return tuple(PROFILE_NAMES)
-
-
 def options_from_args(args) -> SynthOptions:
-    from mafvar.cli import UserError
     protocol = None
     if args.protocol:
         try:
@@ -102,7 +91,6 @@ def options_from_args(args) -> SynthOptions:
 
 
 def run_synth(args) -> int:
-    from mafvar.cli import UserError
     opts = options_from_args(args)
     out = Path(args.out)
     try:
@@ -126,7 +114,7 @@ def run_synth(args) -> int:
         raise UserError(str(exc)) from None
     if sys.stderr.isatty() and not args.no_video:
         print(file=sys.stderr)
-    written = [f for f in ("protocol.json", "truth.json", "calibration.json", "video.mp4") if (out / f).exists()]
+    written = [f for f in OUTPUT_FILES if (out / f).exists()]
     print(f"wrote {out}: {', '.join(written)}")
     if "seconds_per_video_second" in figures:
         print(f"rendered {game.plan.duration:.1f} s of video in {figures['seconds']:.1f} s: "
