@@ -31,6 +31,7 @@ import numpy as np
 from vision.calibration import Box, Calibration, SeatRegion, expected_head
 from vision.hands.classify import HandState, classify_hand, fingertip_down, upright_thumb_fist_score
 from vision.hands.fingers import INDEX, finger_direction, finger_extensions
+from vision.hands.forms import committed_form_model, form_probabilities
 from vision.landmarks import Hand, SeatLandmarks
 from vision.tracks import MASK_STATES, FrameState, SeatState
 
@@ -111,6 +112,18 @@ MASK_ALSO = 0.15
 WINDOW_SAYS = 0.5
 # the zone window's vote probability (right and wrong form together) for a vote to stand
 ZONE_VOTE = 0.3
+# The hand form model's (vision.hands.forms) thumb-up probability for a thumb-up
+# vote; a form it is "sure" of; a plain fist it calls a vote alone. Chosen on
+# real hands laid into zones of rendered games that are not the committed
+# sample, HaGRID training half only (scripts/train_hand_forms.py).
+VOTE_THUMB_P = 0.5
+FORM_SURE = 0.9
+FIST_ALONE_P = 0.7
+# The zone window's input is "like its training data" while its descriptor's
+# mean squared z-score against the training statistics (vision.appearance.far_from_training)
+# stays under this; beyond it, the window is off its training and not used.
+ZONE_FAR_KEY = "far_zone"
+ZONE_FAR = 5.0
 # a finger is up above this extension score (vision.hands.fingers)
 FINGER_UP = 0.5
 # head_px is the eye span grown to a head width; the face reaches this many of them
@@ -347,6 +360,7 @@ class _Reading:
     body: _Body | None                    # the seat's own pose, if the frame has it
     app: dict[str, dict[str, float]]      # the learned windows' probabilities, by window
     out: list[FrameState] = field(default_factory=list)
+    zone_views: list[HandView] = field(default_factory=list)   # own hands resting in the table zone
 
     @property
     def region(self) -> SeatRegion:
@@ -388,7 +402,9 @@ def classify_frame(lm: SeatLandmarks, seats: dict[int, SeatRegion],
     _arms_and_presence(r, raised, on_table)
     if "body" in r.app:
         _body_window(r, views)
-    if "zone" in r.app:
+    if committed_form_model() is not None and (r.zone_views or "zone" in r.app):
+        _zone_vote(r)
+    elif "zone" in r.app:
         _zone_window(r)
     if "head" not in r.app:
         _drop_crown_reading(r)
@@ -458,6 +474,7 @@ def _hand_states(r: _Reading, views: list[HandView]) -> tuple[list[HandView], bo
             continue
         high = body is not None and c[1] < body.shoulder_mid[1] + th.raised_below_shoulders * body.shoulder_w
         if in_zone and not high:
+            r.zone_views.append(v)
             form = vote_form(v)
             if form is not None:
                 on_table = True
@@ -562,6 +579,69 @@ def _body_window(r: _Reading, views: list[HandView]) -> None:
         r.add(SeatState.STANDING, b["standing"])
     if b.get("empty", 0.0) >= WINDOW_SAYS:
         r.add(SeatState.SEAT_EMPTY, b["empty"])
+
+
+def _zone_vote(r: _Reading) -> None:
+    """Whether a vote fist stands in the table zone, and its form: the hand
+    landmarks first (MediaPipe's model, trained on real hands, read by the
+    form model trained on real hands: vision.hands.forms), the learned zone
+    window (trained on rendered hands only) where no hand was read and its
+    input is like its training data.
+
+    - An own hand read as thumb-up (p >= VOTE_THUMB_P): a thumb-up vote.
+    - Own hands read, none thumb-up: a vote stands only where the window
+      (trusted) sees one and the hands do not contradict it (a hand read
+      surely open or pointing makes it "cannot judge", not a vote of a form
+      nobody saw); a plain fist standing on its side is a vote without thumb;
+      a wrong form (palm, fingertip) from the hands alone needs them sure
+      and the geometry to agree (a false foul is worse than a missed one).
+    - No hand read: the trusted window as before; an untrusted window that
+      sees something says "cannot judge" (zone_unread).
+    """
+    r.drop(SeatState.FIST_ON_TABLE)
+    z = r.app.get("zone", {})
+    good, wrong = z.get("vote", 0.0), z.get("wrong", 0.0)
+    trusted = bool(z) and r.lm.features.get(ZONE_FAR_KEY, 0.0) <= ZONE_FAR
+    window_vote = trusted and good + wrong >= ZONE_VOTE
+    reads = [(v, form_probabilities([v.hand.points[:, :2]])) for v in r.zone_views]
+    reads = [(v, p) for v, p in reads if p is not None]
+    if reads:
+        v, p = max(reads, key=lambda vp: vp[1]["thumb_up"])
+        if p["thumb_up"] >= VOTE_THUMB_P:
+            conf = max(p["thumb_up"], good + wrong) if window_vote else p["thumb_up"]
+            r.add(SeatState.FIST_ON_TABLE, conf, "thumb_up")
+            return
+        forms = {f: max(q[f] for _, q in reads) for f in ("fist", "open_palm", "pointing", "other")}
+        if window_vote:
+            if "wrong" in z and wrong >= WRONG_SHARE * (good + wrong):
+                r.add(SeatState.FIST_ON_TABLE, good + wrong, _wrong_form(reads))
+            elif max(forms["open_palm"], forms["pointing"]) >= FORM_SURE:
+                r.add(SeatState.ZONE_UNREAD, good + wrong, "forms_disagree")
+            else:
+                r.add(SeatState.FIST_ON_TABLE, good + wrong, "fist" if forms["fist"] >= VOTE_THUMB_P else "thumb_up")
+            return
+        for v, q in reads:
+            pts = v.hand.points[:, :2]
+            if q["fist"] >= FIST_ALONE_P and _knuckles_rise(pts):
+                r.add(SeatState.FIST_ON_TABLE, q["fist"], "fist")
+            elif q["open_palm"] >= FORM_SURE and _edge_on(pts):
+                r.add(SeatState.FIST_ON_TABLE, q["open_palm"], "palm")
+            elif q["pointing"] >= FORM_SURE and fingertip_down(pts):
+                r.add(SeatState.FIST_ON_TABLE, q["pointing"], "fingertip")
+            else:
+                continue
+            return
+        return
+    if trusted:
+        _zone_window(r)
+    elif z and good + wrong >= ZONE_VOTE:
+        # something the window (off its training data) takes for a vote, and no hand read there
+        r.add(SeatState.ZONE_UNREAD, good + wrong, "no_hand")
+
+
+def _wrong_form(reads: list) -> str:
+    """The wrong form the hands show: a fingertip when one is read pointing, else a palm."""
+    return "fingertip" if any(q["pointing"] >= max(q["open_palm"], q["fist"]) for _, q in reads) else "palm"
 
 
 def _zone_window(r: _Reading) -> None:
