@@ -117,8 +117,7 @@ ZONE_VOTE = 0.3
 # real hands laid into zones of rendered games that are not the committed
 # sample, HaGRID training half only (scripts/train_hand_forms.py).
 VOTE_THUMB_P = 0.5
-FORM_SURE = 0.9
-FIST_ALONE_P = 0.7
+NAMED_P = 0.5
 # The zone window's input is "like its training data" while its descriptor's
 # mean squared z-score against the training statistics (vision.appearance.far_from_training)
 # stays under this; beyond it, the window is off its training and not used.
@@ -589,14 +588,15 @@ def _zone_vote(r: _Reading) -> None:
     input is like its training data.
 
     - An own hand read as thumb-up (p >= VOTE_THUMB_P): a thumb-up vote.
-    - Own hands read, none thumb-up: a vote stands only where the window
-      (trusted) sees one and the hands do not contradict it (a hand read
-      surely open or pointing makes it "cannot judge", not a vote of a form
-      nobody saw); a plain fist standing on its side is a vote without thumb;
-      a wrong form (palm, fingertip) from the hands alone needs them sure
-      and the geometry to agree (a false foul is worse than a missed one).
-    - No hand read: the trusted window as before; an untrusted window that
-      sees something says "cannot judge" (zone_unread).
+    - An own hand the model names fist, open palm or pointing (p >= NAMED_P):
+      that hand decides, never a thumb-up on the window's word (on real
+      pixels the window is at chance): a fist standing on its side, or under
+      a window that sees a vote, is a vote without thumb; a palm or fingertip
+      is a wrong form only where the window says so too and the geometry
+      agrees (edge on; fingertip down): a false foul is worse than a missed one.
+    - Only resting / reaching hands read ("other"), or none: the window, while
+      its input is like its training data; else "cannot judge" (zone_unread)
+      where it sees something.
     """
     r.drop(SeatState.FIST_ON_TABLE)
     z = r.app.get("zone", {})
@@ -611,37 +611,28 @@ def _zone_vote(r: _Reading) -> None:
             conf = max(p["thumb_up"], good + wrong) if window_vote else p["thumb_up"]
             r.add(SeatState.FIST_ON_TABLE, conf, "thumb_up")
             return
-        forms = {f: max(q[f] for _, q in reads) for f in ("fist", "open_palm", "pointing", "other")}
-        if window_vote:
-            if "wrong" in z and wrong >= WRONG_SHARE * (good + wrong):
-                r.add(SeatState.FIST_ON_TABLE, good + wrong, _wrong_form(reads))
-            elif max(forms["open_palm"], forms["pointing"]) >= FORM_SURE:
-                r.add(SeatState.ZONE_UNREAD, good + wrong, "forms_disagree")
-            else:
-                r.add(SeatState.FIST_ON_TABLE, good + wrong, "fist" if forms["fist"] >= VOTE_THUMB_P else "thumb_up")
+        named = [(v, q) for v, q in reads if max(q["fist"], q["open_palm"], q["pointing"]) >= NAMED_P]
+        if named:
+            # the hands name what stands there: never a thumb-up on the window's word
+            for v, q in named:
+                pts = v.hand.points[:, :2]
+                window_wrong = window_vote and "wrong" in z and wrong >= WRONG_SHARE * (good + wrong)
+                if q["fist"] >= NAMED_P and (_knuckles_rise(pts) or window_vote):
+                    r.add(SeatState.FIST_ON_TABLE, q["fist"], "fist")
+                elif q["open_palm"] >= NAMED_P and window_wrong and _edge_on(pts):
+                    r.add(SeatState.FIST_ON_TABLE, good + wrong, "palm")
+                elif q["pointing"] >= NAMED_P and window_wrong and fingertip_down(pts):
+                    r.add(SeatState.FIST_ON_TABLE, good + wrong, "fingertip")
+                else:
+                    continue
+                return
             return
-        for v, q in reads:
-            pts = v.hand.points[:, :2]
-            if q["fist"] >= FIST_ALONE_P and _knuckles_rise(pts):
-                r.add(SeatState.FIST_ON_TABLE, q["fist"], "fist")
-            elif q["open_palm"] >= FORM_SURE and _edge_on(pts):
-                r.add(SeatState.FIST_ON_TABLE, q["open_palm"], "palm")
-            elif q["pointing"] >= FORM_SURE and fingertip_down(pts):
-                r.add(SeatState.FIST_ON_TABLE, q["pointing"], "fingertip")
-            else:
-                continue
-            return
-        return
+        # only hands the model calls "other" (resting, reaching): the window may still see a vote
     if trusted:
         _zone_window(r)
     elif z and good + wrong >= ZONE_VOTE:
         # something the window (off its training data) takes for a vote, and no hand read there
         r.add(SeatState.ZONE_UNREAD, good + wrong, "no_hand")
-
-
-def _wrong_form(reads: list) -> str:
-    """The wrong form the hands show: a fingertip when one is read pointing, else a palm."""
-    return "fingertip" if any(q["pointing"] >= max(q["open_palm"], q["fist"]) for _, q in reads) else "palm"
 
 
 def _zone_window(r: _Reading) -> None:
