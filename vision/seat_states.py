@@ -122,6 +122,10 @@ NAMED_P = 0.5
 # mean squared z-score against the training statistics (vision.appearance.far_from_training)
 # stays under this; beyond it, the window is off its training and not used.
 ZONE_FAR_KEY = "far_zone"
+# Whether the zone window alone may cast a vote where no hand was read as one
+# (on real hands laid into rendered zones it is at chance: it made 23 of the
+# 24 false thumb-ups; scripts/eval_real_hands.py). Off: it says "cannot judge".
+WINDOW_VOTES = False
 ZONE_FAR = 5.0
 # a finger is up above this extension score (vision.hands.fingers)
 FINGER_UP = 0.5
@@ -628,10 +632,10 @@ def _zone_vote(r: _Reading) -> None:
                 return
             return
         # only hands the model calls "other" (resting, reaching): the window may still see a vote
-    if trusted:
+    if trusted and WINDOW_VOTES:
         _zone_window(r)
     elif z and good + wrong >= ZONE_VOTE:
-        # something the window (off its training data) takes for a vote, and no hand read there
+        # the window sees a vote that no hand read confirms
         r.add(SeatState.ZONE_UNREAD, good + wrong, "no_hand")
 
 
