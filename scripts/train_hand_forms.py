@@ -61,6 +61,9 @@ def photo_rows(hands) -> tuple[list, list]:
     return xs, ys
 
 
+PLACEMENTS = 2   # seat-frames each training hand is laid into, per game
+
+
 def zone_rows(games: list[Path], hands) -> tuple[list, list, list]:
     from vision.calibration import load_calibration
     from vision.hands.real_zone import background_frames, compose_cases, read_cases
@@ -69,15 +72,18 @@ def zone_rows(games: list[Path], hands) -> tuple[list, list, list]:
     for game in games:
         cal = load_calibration(game / "calibration.json")
         backgrounds = background_frames(game, GAME_TIMES)
-        cases = read_cases(compose_cases(backgrounds, hands, cal, empties=4, props=2, tag=f"train:{game.name}"),
-                           cal, gate=False)
+        cases = []
+        for k in range(PLACEMENTS):
+            cases += read_cases(compose_cases(backgrounds, hands, cal, empties=4, props=2,
+                                              tag=f"train:{game.name}:{k}"), cal, gate=False)
         for case in cases:
             for pts in case.hands:
-                mine = (case.wrist is not None
-                        and np.linalg.norm(pts[0, :2] - np.array(case.wrist)) < 0.8 * case.palm_px)
-                if mine:
+                # the laid hand: its centre within 1.5 palm lengths of where its wrist was put
+                d = (np.inf if case.wrist is None
+                     else np.linalg.norm(pts[:, :2].mean(axis=0) - np.array(case.wrist)) / case.palm_px)
+                if d < 1.5:
                     xs.append(pts[:, :2]), ys.append(FORMS.index(HAGRID_FORM[case.kind])), ws.append(1.0)
-                elif case.wrist is None or np.linalg.norm(pts[:, :2].mean(axis=0) - np.array(case.wrist)) > 2 * case.palm_px:
+                elif d > 2.5:
                     xs.append(pts[:, :2]), ys.append(FORMS.index("other")), ws.append(OTHER_WEIGHT)
     return xs, ys, ws
 

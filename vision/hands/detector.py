@@ -209,10 +209,8 @@ class HandDetector:
         from vision.hands.roi import RoiLandmarker
 
         if self._roi is None:
-            with _quiet_native_stderr(True):
-                self._roi = RoiLandmarker()
-        with _quiet_native_stderr(True):
-            found = self._roi.find(image_rgb)
+            self._roi = RoiLandmarker()
+        found = self._roi.find(image_rgb)
         if found is None:
             return []
         px, label, score = found

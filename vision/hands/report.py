@@ -1,7 +1,7 @@
 """What `mafvar hands` says about each hand: one record, as a dict or a text line."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -93,19 +93,31 @@ def read_hands(detector: HandDetector, image: np.ndarray) -> list[HandReport]:
     the training half of the real HaGRID photos (scripts/train_hand_forms.py)."""
     import cv2
 
-    found = detector.detect(image)
-    if not found:
-        return []
     width = image.shape[1]
-    mirrored = detector.detect(np.ascontiguousarray(image[:, ::-1]))
-    for h in mirrored:  # back to the image's own x
-        h.landmarks_px[:, 0] = width - 1 - h.landmarks_px[:, 0]
+    found = detector.detect(image)
+    mirrored = [_unmirror(h, width) for h in detector.detect(np.ascontiguousarray(image[:, ::-1]))]
     soft = detector.detect(cv2.GaussianBlur(image, (0, 0), 0.8))
+    # a hand found only in a variant is still a hand of the image
+    found = found or soft or mirrored
     reports = []
     for obs in found:
-        others = [o.landmarks_px for o in mirrored + soft if _same_hand(obs.landmarks_px, o.landmarks_px)]
+        others = [o.landmarks_px for o in mirrored + soft
+                  if o is not obs and _same_hand(obs.landmarks_px, o.landmarks_px)]
         reports.append(report_hand(obs, others))
     return reports
+
+
+def _unmirror(h: HandObservation, width: int) -> HandObservation:
+    """A hand found in the mirror image, back in the image's own x; the mirror
+    makes a right hand look left, so the label is swapped back."""
+    px = h.landmarks_px.copy()
+    px[:, 0] = width - 1 - px[:, 0]
+    norm = h.landmarks_norm.copy()
+    norm[:, 0] = 1.0 - norm[:, 0]
+    x0, y0, x1, y1 = h.box
+    side = {"Left": "Right", "Right": "Left"}.get(h.handedness, h.handedness)
+    return replace(h, landmarks_px=px, landmarks_norm=norm, box=(width - 1 - x1, y0, width - 1 - x0, y1),
+                   handedness=side)
 
 
 def _same_hand(a: np.ndarray, b: np.ndarray) -> bool:

@@ -91,8 +91,14 @@ class RoiLandmarker:
         from mediapipe.framework import calculator_pb2
         from mediapipe.python.solution_base import SolutionBase
 
+        from vision.hands.detector import _quiet_native_stderr
+
         config = text_format.Parse(_GRAPH, calculator_pb2.CalculatorGraphConfig())
-        self._graph = SolutionBase(graph_config=config, side_inputs={"model_complexity": model_complexity})
+        # MediaPipe logs its graph set-up and first inference straight to fd 2
+        self._quiet = _quiet_native_stderr
+        self._first = True
+        with self._quiet(True):
+            self._graph = SolutionBase(graph_config=config, side_inputs={"model_complexity": model_complexity})
 
     def close(self) -> None:
         if self._graph is not None:
@@ -113,7 +119,9 @@ class RoiLandmarker:
         n = square.shape[0]
         roi = rect_pb2.NormalizedRect(x_center=cx / n, y_center=cy / n, width=side / n, height=side / n,
                                       rotation=rotation)
-        out = self._graph.process({"image": square, "roi": roi})
+        with self._quiet(self._first):
+            out = self._graph.process({"image": square, "roi": roi})
+        self._first = False
         if out.landmarks is None:
             return None
         raw = np.array([[p.x, p.y, p.z] for p in out.landmarks.landmark], dtype=np.float64)
