@@ -316,7 +316,10 @@ def _run_chunk_unsafe(chunk: ScheduleRange) -> ChunkResult:
                 for k, v in lm.cpu.items():
                     cpu[k] = cpu.get(k, 0.0) + v
                     calls[k] = calls.get(k, 0) + 1
-                lm.cpu.pop("hands_zone", None)  # the store keeps one row per model
+                # the store keeps one row per model: the zone's hands go in the hands row,
+                # which must then be written even where the seat crop's hands did not run
+                if lm.cpu.pop("hands_zone", None) is not None:
+                    lm.cpu.setdefault(Model.HANDS.value, 0.0)
                 if st.motion is not None:
                     st.motion.keep(seat, frame.t, thumbs[seat], mode, lm)
                 by_seat[seat] = lm

@@ -126,6 +126,8 @@ ZONE_FAR_KEY = "far_zone"
 # (on real hands laid into rendered zones it is at chance: it made 23 of the
 # 24 false thumb-ups; scripts/eval_real_hands.py). Off: it says "cannot judge".
 WINDOW_VOTES = False
+# ... but it fills a vote's frames within this many seconds of one the hands read (_confirm_window_votes)
+CONFIRM_S = 1.0
 ZONE_FAR = 5.0
 # a finger is up above this extension score (vision.hands.fingers)
 FINGER_UP = 0.5
@@ -784,8 +786,33 @@ def classify_frames(landmarks: list[SeatLandmarks], calibration: Calibration, ca
         mine = [lm for lm in landmarks if lm.seat == seat]
         out.extend(_indirect_mask([f for f in out if f.seat == seat], mine, thresholds))
         out.extend(_zone_fists([f for f in out if f.seat == seat], mine, thresholds))
+        out = _confirm_window_votes(out, seat, mine)
     out.sort(key=lambda f: (f.t, f.seat, f.state))
     return out
+
+
+def _confirm_window_votes(out: list[FrameState], seat: int, landmarks: list[SeatLandmarks]) -> list[FrameState]:
+    """The zone window fills the gaps of a vote the hands saw: a frame where
+    it alone sees a vote (zone_unread[no_hand]) within CONFIRM_S of a frame
+    whose hands read a vote of the seat becomes that vote (the hand model
+    misses a 30 px fist in some frames of every vote), with the window's own
+    form. A window vote no hand ever confirms stays "cannot judge": on real
+    pixels the window, trained on rendered hands only, is at chance."""
+    read = sorted(f.t for f in out if f.seat == seat and f.state is SeatState.FIST_ON_TABLE)
+    if not read:
+        return out
+    by_t = {lm.t: lm for lm in landmarks}
+    kept = []
+    for f in out:
+        if (f.seat == seat and f.state is SeatState.ZONE_UNREAD and f.value == "no_hand" and f.t in by_t
+                and min(abs(f.t - t) for t in read) <= CONFIRM_S):
+            z = appearance_of(by_t[f.t].features).get("zone", {})
+            good, wrong = z.get("vote", 0.0), z.get("wrong", 0.0)
+            form = "palm" if "wrong" in z and wrong >= WRONG_SHARE * (good + wrong) else "thumb_up"
+            kept.append(FrameState(f.t, seat, SeatState.FIST_ON_TABLE, f.confidence, form))
+        else:
+            kept.append(f)
+    return kept
 
 
 def _zone_fists(frames: list[FrameState], landmarks: list[SeatLandmarks], th: Thresholds) -> list[FrameState]:
