@@ -119,11 +119,12 @@ class RoiLandmarker:
         n = square.shape[0]
         roi = rect_pb2.NormalizedRect(x_center=cx / n, y_center=cy / n, width=side / n, height=side / n,
                                       rotation=rotation)
+        # the projection step logs its one-time warning on the first hand found
         with self._quiet(self._first):
             out = self._graph.process({"image": square, "roi": roi})
-        self._first = False
         if out.landmarks is None:
             return None
+        self._first = False
         raw = np.array([[p.x, p.y, p.z] for p in out.landmarks.landmark], dtype=np.float64)
         label, score = "Unknown", 0.0
         if out.handedness is not None and out.handedness.classification:
