@@ -128,6 +128,9 @@ ZONE_FAR_KEY = "far_zone"
 WINDOW_VOTES = False
 # ... but it fills a vote's frames within this many seconds of one the hands read (_confirm_window_votes)
 CONFIRM_S = 1.0
+# the zone window's vote probability under which, on its own kind of pixels, it
+# overrules a thumb-up read (on the committed sample a resting hand read as one)
+WINDOW_DENIES = 0.02
 ZONE_FAR = 5.0
 # a finger is up above this extension score (vision.hands.fingers)
 FINGER_UP = 0.5
@@ -613,7 +616,10 @@ def _zone_vote(r: _Reading) -> None:
     reads = [(v, p) for v, p in reads if p is not None]
     if reads:
         v, p = max(reads, key=lambda vp: vp[1]["thumb_up"])
-        if p["thumb_up"] >= VOTE_THUMB_P:
+        # a window on pixels like its training data that is sure nothing stands
+        # there overrules a thumb-up read (a resting hand read as one)
+        denied = trusted and good + wrong < WINDOW_DENIES
+        if p["thumb_up"] >= VOTE_THUMB_P and not denied:
             conf = max(p["thumb_up"], good + wrong) if window_vote else p["thumb_up"]
             r.add(SeatState.FIST_ON_TABLE, conf, "thumb_up")
             return
@@ -632,6 +638,9 @@ def _zone_vote(r: _Reading) -> None:
                 else:
                     continue
                 return
+            if window_vote:
+                # the window sees a vote the hands read as another form
+                r.add(SeatState.ZONE_UNREAD, good + wrong, "forms_disagree")
             return
         # only hands the model calls "other" (resting, reaching): the window may still see a vote
     if trusted and WINDOW_VOTES:
@@ -793,7 +802,7 @@ def classify_frames(landmarks: list[SeatLandmarks], calibration: Calibration, ca
 
 def _confirm_window_votes(out: list[FrameState], seat: int, landmarks: list[SeatLandmarks]) -> list[FrameState]:
     """The zone window fills the gaps of a vote the hands saw: a frame where
-    it alone sees a vote (zone_unread[no_hand]) within CONFIRM_S of a frame
+    it alone sees a vote (zone_unread) within CONFIRM_S of a frame
     whose hands read a vote of the seat becomes that vote (the hand model
     misses a 30 px fist in some frames of every vote), with the window's own
     form. A window vote no hand ever confirms stays "cannot judge": on real
@@ -804,7 +813,7 @@ def _confirm_window_votes(out: list[FrameState], seat: int, landmarks: list[Seat
     by_t = {lm.t: lm for lm in landmarks}
     kept = []
     for f in out:
-        if (f.seat == seat and f.state is SeatState.ZONE_UNREAD and f.value == "no_hand" and f.t in by_t
+        if (f.seat == seat and f.state is SeatState.ZONE_UNREAD and f.t in by_t
                 and min(abs(f.t - t) for t in read) <= CONFIRM_S):
             z = appearance_of(by_t[f.t].features).get("zone", {})
             good, wrong = z.get("vote", 0.0), z.get("wrong", 0.0)
