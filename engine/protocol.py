@@ -13,6 +13,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, ClassVar
 
+from .files import read_text
 from .types import Issue, Role, error
 
 FORMAT = "mafvar-protocol"
@@ -211,7 +212,7 @@ class Pause(Event):
 
 
 @dataclass(frozen=True)
-class Replay(Event):
+class InstantReplay(Event):
     type: ClassVar[str] = "replay"
 
 
@@ -257,7 +258,7 @@ class Note(Event):
 EVENT_TYPES: dict[str, type[Event]] = {cls.type: cls for cls in (
     Nightfall, CardPick, MafiaWake, DonWake, SheriffWake, FreeSeating, ShootingCall, Shot,
     DonCheck, SheriffCheck, Guess, Morning, Speech, Nominate, Withdraw, VoteAnnounce, Vote,
-    RaiseVote, Foul, Removal, GiveUp, Card, Pause, Replay, Otv, Concede, Result, Bonus,
+    RaiseVote, Foul, Removal, GiveUp, Card, Pause, InstantReplay, Otv, Concede, Result, Bonus,
     Appeal, Note)}
 
 
@@ -271,7 +272,7 @@ def event_from_dict(d: dict[str, Any]) -> Event:
 # ---------------------------------------------------------------- protocol
 
 @dataclass(frozen=True)
-class Camera:
+class CameraFile:
     id: str
     file: str
     offset: float = 0.0
@@ -290,21 +291,17 @@ class Protocol:
     seats: tuple[SeatEntry, ...]
     events: tuple[Event, ...]
     game: dict[str, Any] = field(default_factory=dict)
-    cameras: tuple[Camera, ...] = ()
+    cameras: tuple[CameraFile, ...] = ()
 
     @property
     def roles(self) -> dict[int, Role]:
         return {s.seat: s.role for s in self.seats}
 
-    @property
-    def profile_name(self) -> str | None:
-        return self.game.get("profile")
-
     @classmethod
     def from_dict(cls, doc: dict[str, Any]) -> "Protocol":
         seats = tuple(SeatEntry(seat=s["seat"], role=Role(s["role"]), name=s.get("name"))
                       for s in doc["seats"])
-        cams = tuple(Camera(c["id"], c["file"], float(c.get("offset", 0.0)))
+        cams = tuple(CameraFile(c["id"], c["file"], float(c.get("offset", 0.0)))
                      for c in doc.get("cameras", []))
         return cls(seats=seats, events=tuple(event_from_dict(e) for e in doc["events"]),
                    game=dict(doc.get("game", {})), cameras=cams)
@@ -386,11 +383,4 @@ def parse_protocol(text: str) -> Protocol:
 
 def load_protocol(path: str | Path) -> Protocol:
     """Read, parse and schema-validate a protocol file. Raises ProtocolError."""
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ProtocolError(f"{p}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ProtocolError(f"{p}: cannot read: {exc}") from None
-    return parse_protocol(text)
+    return parse_protocol(read_text(path, ProtocolError))

@@ -26,10 +26,10 @@ from engine.timeline import Interval, build_timeline, timeline_to_json
 from vision.calibration import (Calibration, CalibrationError, IssueKind, check_calibration, load_calibration,
                                 require_seats)
 from vision.store import ObservationStore
-from vision.tracks import SeatState, Track, build_tracks
+from vision.tracks import Observed, Track, build_tracks
 from vision.video import VideoError, VideoInfo, probe
 
-from .align import Alignment, Mark, align, audio_marks, video_marks
+from .align import Mark, align, audio_marks, video_marks
 from .atomic_write import write_json_atomic
 from .checks import CheckContext, run_checks
 from .incidents import save_incidents
@@ -376,7 +376,7 @@ def analyze(game_dir: str | Path, progress: Progress | None = None, workers: int
 
     # ---- checks
     t0 = time.perf_counter()
-    ctx = CheckContext(game.protocol, game.replay, alignment.intervals, tracks, game.replay.profile.name)
+    ctx = CheckContext(game.protocol, game.replay, alignment.intervals, tracks)
     incidents = run_checks(ctx, recounts)
     if only:
         incidents = [i for i in incidents if i.source.value != "video" or _selected(i.phase.key, only)]
@@ -441,7 +441,7 @@ def seat_tracks(obs_path: Path, game: Game) -> list[Track]:
 def fist_placements(tracks: Sequence[Track]) -> dict[int, list[Placement]]:
     out: dict[int, list[Placement]] = {}
     for tr in tracks:
-        if tr.state is SeatState.FIST_ON_TABLE:
+        if tr.state is Observed.FIST_ON_TABLE:
             out.setdefault(tr.seat, []).append(Placement(tr.seat, tr.t0, tr.t1, tr.value or "thumb_up", tr.confidence))
     return out
 

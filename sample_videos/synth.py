@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from engine.check import check_document
+from engine.profiles import DEFAULT_PROFILE
 from review.workspace import CALIBRATION_FILE, DEFAULT_VIDEO_FILE, PROTOCOL_FILE, TRUTH_FILE
 
 from .audio import cues_from_protocol, render_audio, write_wav
@@ -43,7 +44,7 @@ class SynthError(ValueError):
 @dataclass(frozen=True)
 class SynthOptions:
     seed: int
-    profile: str = "mafclub-2023"
+    profile: str = DEFAULT_PROFILE
     protocol: dict | None = None          # a native protocol to act instead of the sample game
     inject: tuple[str, ...] | None = None  # None = the seed's default selection
     inject_random: bool = False
@@ -66,7 +67,7 @@ class SynthOptions:
 
 
 @dataclass
-class Game:
+class SyntheticGame:
     options: SynthOptions
     game_seed: int            # the sub-seed the game was drawn with (tries until the properties hold)
     injections: list[str]
@@ -156,7 +157,7 @@ def _selection(opts: SynthOptions) -> list[str]:
     return default_selection(opts.seed)
 
 
-def _attempt(opts: SynthOptions, game_seed: int, names: list[str]) -> Game:
+def _attempt(opts: SynthOptions, game_seed: int, names: list[str]) -> SyntheticGame:
     if opts.protocol is not None:
         if "protocol_audit" in names:
             raise SynthError("protocol_audit can only be injected into the generated game")
@@ -171,10 +172,10 @@ def _attempt(opts: SynthOptions, game_seed: int, names: list[str]) -> Game:
     truth = build_truth(plan, opts.seed, opts.describe())
     truth["game_seed"] = game_seed
     truth["audio_cues"] = [{"t": round(c.t, 2), "kind": c.kind} for c in cues_from_protocol(timed)]
-    return Game(opts, game_seed, names, timed, plan, truth)
+    return SyntheticGame(opts, game_seed, names, timed, plan, truth)
 
 
-def build_game(opts: SynthOptions) -> Game:
+def build_game(opts: SynthOptions) -> SyntheticGame:
     """The seed's game: sub-seeds are tried in a fixed order until the game
     takes every injection (and, with only a seed, has the sample's properties
     and replays cleanly in the engine)."""
@@ -254,7 +255,7 @@ def check_out_dir(out: Path, force: bool) -> None:
                          "(a review.db is never touched)")
 
 
-def write_game(game: Game, out: Path, video: bool = True, progress=None, workers: int = 2) -> dict:
+def write_game(game: SyntheticGame, out: Path, video: bool = True, progress=None, workers: int = 2) -> dict:
     """Write the workspace files; returns figures (rendering speed).
 
     Synth outputs of an earlier run that this run does not write (a video

@@ -33,7 +33,7 @@ from vision.hands.classify import HandState, classify_hand, fingertip_down, upri
 from vision.hands.fingers import INDEX, finger_direction, finger_extensions
 from vision.hands.forms import committed_form_model, form_probabilities
 from vision.landmarks import Hand, SeatLandmarks
-from vision.tracks import MASK_STATES, FrameState, SeatState
+from vision.tracks import MASK_STATES, FrameState, Observed
 
 # pose landmark indices (MediaPipe BlazePose)
 NOSE, EYE_L, EYE_R, EAR_L, EAR_R = 0, 2, 5, 7, 8
@@ -313,7 +313,7 @@ def _edge_on(pts: np.ndarray) -> bool:
 # --- per frame ----------------------------------------------------------------
 
 def mask_state(features: dict[str, float], th: Thresholds = DEFAULT
-               ) -> tuple[SeatState, float] | None:
+               ) -> tuple[Observed, float] | None:
     """mask_on / mask_lifted / mask_off from the eye-band darkness at the
     pose's eyes (or a detected face's), with a confidence."""
     # face detection's eye keypoints are too coarse on small faces (the band
@@ -326,10 +326,10 @@ def mask_state(features: dict[str, float], th: Thresholds = DEFAULT
         if skin is not None and skin < th.skin_min_lum:
             continue                        # the "skin" patch is hair or mask: points are off
         if dark >= th.eye_dark_on:
-            return SeatState.MASK_ON, float(min(1.0, 0.6 + (dark - th.eye_dark_on)))
+            return Observed.MASK_ON, float(min(1.0, 0.6 + (dark - th.eye_dark_on)))
         if dark >= th.eye_dark_lifted:
-            return SeatState.MASK_LIFTED, 0.7
-        return SeatState.MASK_OFF, 0.9 if dark < th.eye_dark_lifted / 2 else 0.7
+            return Observed.MASK_LIFTED, 0.7
+        return Observed.MASK_OFF, 0.9 if dark < th.eye_dark_lifted / 2 else 0.7
     return None
 
 
@@ -374,11 +374,11 @@ class _Reading:
     def region(self) -> SeatRegion:
         return self.seats[self.lm.seat]
 
-    def add(self, state: SeatState | str, conf: float, value: str | None = None) -> None:
-        self.out.append(FrameState(self.lm.t, self.lm.seat, SeatState(state),
+    def add(self, state: Observed | str, conf: float, value: str | None = None) -> None:
+        self.out.append(FrameState(self.lm.t, self.lm.seat, Observed(state),
                                    round(float(min(max(conf, 0.0), 1.0)), 3), value))
 
-    def drop(self, *states: SeatState) -> list[FrameState]:
+    def drop(self, *states: Observed) -> list[FrameState]:
         """Remove the states found so far of these kinds; returns them."""
         gone = [f for f in self.out if f.state in states]
         self.out = [f for f in self.out if f.state not in states]
@@ -442,13 +442,13 @@ def _pose_head_and_standing(r: _Reading, body: _Body, baseline_shoulder_y: float
         # angle on each seat changes how high an upright head looks
         limit = (baseline_lift - th.head_drop if baseline_lift is not None
                  else th.head_down_below)
-        state = SeatState.HEAD_DOWN if lift < limit else SeatState.HEAD_UP
+        state = Observed.HEAD_DOWN if lift < limit else Observed.HEAD_UP
         r.add(state, HEAD_CONF + min(HEAD_CONF_GAIN_MAX, abs(lift - limit)))
     # standing: shoulders well above where this seat's shoulders usually are
     if baseline_shoulder_y is not None:
         rise = (baseline_shoulder_y - body.shoulder_mid[1]) / body.shoulder_w
         if rise > th.stand_rise:
-            r.add(SeatState.STANDING, min(1.0, STAND_CONF + (rise - th.stand_rise)))
+            r.add(Observed.STANDING, min(1.0, STAND_CONF + (rise - th.stand_rise)))
 
 
 def _long_fingers_up(v: HandView) -> int:
@@ -459,7 +459,7 @@ def _hand_states(r: _Reading, views: list[HandView]) -> tuple[list[HandView], bo
     """Each own hand read once: a touch, a hand at the mask, a vote on the
     table, a raised hand (with the fingers it shows) or pointing. Returns the
     raised hands and whether a vote stands."""
-    seat, region, body, th = r.lm.seat, r.region, r.body, r.th
+    region, body, th = r.region, r.body, r.th
     # a hand up needs the body window to agree when the store has it: the
     # hands model alone reads resting and folded hands as raised ones
     may_raise = "body" not in r.app or r.app["body"].get("raised", 0.0) >= RAISE_GATE
@@ -473,12 +473,12 @@ def _hand_states(r: _Reading, views: list[HandView]) -> tuple[list[HandView], bo
             # measured precision on rendered games is still near 0 (a far
             # seat's resting hand projects into the neighbour's zone): kept
             # under the default track threshold until it is better
-            r.add(SeatState.TOUCH, th.unproven_conf, str(neighbour))
+            r.add(Observed.TOUCH, th.unproven_conf, str(neighbour))
             continue
         near_face = (body is not None and
                      np.linalg.norm(c - body.eyes_mid) < th.hand_at_mask_heads * FACE_REACH * body.head_px)
         if near_face:
-            r.add(SeatState.HAND_AT_MASK, th.unproven_conf)
+            r.add(Observed.HAND_AT_MASK, th.unproven_conf)
             continue
         high = body is not None and c[1] < body.shoulder_mid[1] + th.raised_below_shoulders * body.shoulder_w
         if in_zone and not high:
@@ -486,20 +486,20 @@ def _hand_states(r: _Reading, views: list[HandView]) -> tuple[list[HandView], bo
             form = vote_form(v)
             if form is not None:
                 on_table = True
-                r.add(SeatState.FIST_ON_TABLE, FIST_CONF + FIST_CONF_GAIN * form[1], form[0])
+                r.add(Observed.FIST_ON_TABLE, FIST_CONF + FIST_CONF_GAIN * form[1], form[0])
             continue
         if not may_raise:
             continue
         if (high or (body is None and v.up and not in_zone)) and v.up:
             raised.append(v)
-            r.add(SeatState.HAND_RAISED, RAISED_CONF + RAISED_CONF_GAIN * v.confidence, str(_long_fingers_up(v)))
+            r.add(Observed.HAND_RAISED, RAISED_CONF + RAISED_CONF_GAIN * v.confidence, str(_long_fingers_up(v)))
             if v.facing_camera:
-                r.add(SeatState.FINGERS_SHOWN, FINGERS_CONF + FINGERS_CONF_GAIN * v.confidence, str(v.count))
+                r.add(Observed.FINGERS_SHOWN, FINGERS_CONF + FINGERS_CONF_GAIN * v.confidence, str(v.count))
             continue
         if v.state is HandState.POINTING and not in_zone:
             d = finger_direction(v.hand.points[:, :2], INDEX)
             if abs(d[0]) > abs(d[1]):
-                r.add(SeatState.POINTING, POINTING_CONF + POINTING_CONF_GAIN * v.confidence)
+                r.add(Observed.POINTING, POINTING_CONF + POINTING_CONF_GAIN * v.confidence)
     return raised, on_table
 
 
@@ -519,7 +519,7 @@ def _arms_and_presence(r: _Reading, raised: list[HandView], on_table: bool) -> N
     body, th, lm = r.body, r.th, r.lm
     if body is None:
         if lm.pose is None and not lm.faces and not lm.hands and "body" not in r.app:
-            r.add(SeatState.SEAT_EMPTY, SEAT_EMPTY_CONF)
+            r.add(Observed.SEAT_EMPTY, SEAT_EMPTY_CONF)
         return
     pose = body.pose
     # arms crossed: both elbows low and out, both forearms folded onto the
@@ -532,17 +532,17 @@ def _arms_and_presence(r: _Reading, raised: list[HandView], on_table: bool) -> N
     on_chest = [x0 <= w[0] <= x1 and chest_top <= w[1] <= chest_bottom for w in wrists]
     if all(on_chest) and not raised and not on_table:
         if "body" not in r.app:
-            r.add(SeatState.ARMS_CROSSED, ARMS_CROSSED_CONF)
+            r.add(Observed.ARMS_CROSSED, ARMS_CROSSED_CONF)
     elif raised or on_table or not any(on_chest):
-        r.add(SeatState.ARMS_OPEN, ARMS_OPEN_CONF)
+        r.add(Observed.ARMS_OPEN, ARMS_OPEN_CONF)
 
 
 def _drop_crown_reading(r: _Reading) -> None:
     """A bowed head shows the camera its crown: the pose's "eyes" land on the
     hair and read as a bare band. Without the face mesh (which never fires
     on a masked face) that is no evidence of a mask off."""
-    if not r.lm.mesh and any(f.state is SeatState.HEAD_DOWN for f in r.out):
-        r.drop(SeatState.MASK_OFF, SeatState.MASK_LIFTED)
+    if not r.lm.mesh and any(f.state is Observed.HEAD_DOWN for f in r.out):
+        r.drop(Observed.MASK_OFF, Observed.MASK_LIFTED)
 
 
 # --- the learned windows --------------------------------------------------------
@@ -564,29 +564,29 @@ def _body_window(r: _Reading, views: list[HandView]) -> None:
     b = r.app["body"]
     # touching: the body window sees the arm reach over; the hands (when
     # they ran) say whose zone it reached into
-    hand_touch = r.drop(SeatState.TOUCH)
+    hand_touch = r.drop(Observed.TOUCH)
     if b.get("touch", 0.0) >= WINDOW_SAYS:
         whom = hand_touch[0].value if hand_touch else _reached_zone(views, r.lm.seat, r.seats)
-        r.add(SeatState.TOUCH, b["touch"], whom)
+        r.add(Observed.TOUCH, b["touch"], whom)
     # a hand at the face: the body window sees the arm bent up to the head,
     # which the hands model misses on a masked, bowed head
-    r.drop(SeatState.HAND_AT_MASK)
+    r.drop(Observed.HAND_AT_MASK)
     if b.get("hand_face", 0.0) >= WINDOW_SAYS:
-        r.add(SeatState.HAND_AT_MASK, b["hand_face"])
+        r.add(Observed.HAND_AT_MASK, b["hand_face"])
     # an arm up, seen by the window whether or not the hands model found the
     # hand over a masked head (its fingers then are unknown)
     if b.get("raised", 0.0) >= WINDOW_SAYS:
-        r.add(SeatState.ARM_UP, b["raised"])
+        r.add(Observed.ARM_UP, b["raised"])
     if b.get("night", 0.0) >= WINDOW_SAYS:
-        r.add(SeatState.HEAD_DOWN, b["night"])
-        r.add(SeatState.ARMS_CROSSED, b["night"])
+        r.add(Observed.HEAD_DOWN, b["night"])
+        r.add(Observed.ARMS_CROSSED, b["night"])
     elif b.get("empty", 0.0) < WINDOW_SAYS:
         # out of the night pose, reported positively (review decides when that is a foul)
-        r.add(SeatState.HEAD_UP, 1.0 - b.get("night", 0.0))
+        r.add(Observed.HEAD_UP, 1.0 - b.get("night", 0.0))
     if b.get("standing", 0.0) >= WINDOW_SAYS:
-        r.add(SeatState.STANDING, b["standing"])
+        r.add(Observed.STANDING, b["standing"])
     if b.get("empty", 0.0) >= WINDOW_SAYS:
-        r.add(SeatState.SEAT_EMPTY, b["empty"])
+        r.add(Observed.SEAT_EMPTY, b["empty"])
 
 
 def _zone_vote(r: _Reading) -> None:
@@ -656,7 +656,7 @@ def _zone_window(r: _Reading) -> None:
     landmarks on a 30 px fist are too coarse to judge it alone)."""
     z = r.app["zone"]
     good, wrong = z.get("vote", 0.0), z.get("wrong", 0.0)
-    forms = [f.value for f in r.drop(SeatState.FIST_ON_TABLE)]
+    forms = [f.value for f in r.drop(Observed.FIST_ON_TABLE)]
     if good + wrong < ZONE_VOTE:
         return
     if "wrong" not in z:
@@ -665,7 +665,7 @@ def _zone_window(r: _Reading) -> None:
         form = next((f for f in forms if f in WRONG_FORMS), "palm")
     else:
         form = next((f for f in forms if f not in WRONG_FORMS), "thumb_up")
-    r.add(SeatState.FIST_ON_TABLE, good + wrong, form)
+    r.add(Observed.FIST_ON_TABLE, good + wrong, form)
 
 
 def _shots(raised: list[tuple[float, list[HandView]]], seat: int, th: Thresholds) -> list[FrameState]:
@@ -679,7 +679,7 @@ def _shots(raised: list[tuple[float, list[HandView]]], seat: int, th: Thresholds
         if max(counts) >= 1:
             last_up = t
         elif last_up is not None and t - last_up <= th.shot_window:
-            out.append(FrameState(t, seat, SeatState.SHOT, SHOT_CONF))
+            out.append(FrameState(t, seat, Observed.SHOT, SHOT_CONF))
     return out
 
 
@@ -729,9 +729,9 @@ def _indirect_mask(frames: list[FrameState], landmarks: list[SeatLandmarks], th:
     evidence within `carry_seconds`, then "face lost" (no face or pose found
     in the crop at all) answer weakly.
     """
-    direct: dict[float, SeatState] = {f.t: f.state for f in frames if f.state in MASK_STATES}
+    direct: dict[float, Observed] = {f.t: f.state for f in frames if f.state in MASK_STATES}
     off_dark = [lm.features["win_dark"] for lm in landmarks
-                if direct.get(lm.t) is SeatState.MASK_OFF and "win_dark" in lm.features]
+                if direct.get(lm.t) is Observed.MASK_OFF and "win_dark" in lm.features]
     every = [lm.features["win_dark"] for lm in landmarks if "win_dark" in lm.features]
     base = (float(np.median(off_dark)) if len(off_dark) >= th.base_min_frames
             else float(np.percentile(every, 30)) if len(every) >= 2 * th.base_min_frames else None)
@@ -745,7 +745,7 @@ def _indirect_mask(frames: list[FrameState], landmarks: list[SeatLandmarks], th:
     out = []
     for lm in landmarks:
         if lm.t in long_lost and lm.t not in direct:
-            out.append(FrameState(lm.t, lm.seat, SeatState.MASK_ON, th.indirect_conf + 0.03))
+            out.append(FrameState(lm.t, lm.seat, Observed.MASK_ON, th.indirect_conf + 0.03))
             continue
         if lm.t in direct:
             continue
@@ -756,7 +756,7 @@ def _indirect_mask(frames: list[FrameState], landmarks: list[SeatLandmarks], th:
             # bare around here: a dark window is then a lean, not a mask
             lost = lm.pose is None and (not lm.faces or not th.lost_needs_no_face)
             if excess > 0 and lost:
-                out.append(FrameState(lm.t, lm.seat, SeatState.MASK_ON, round(min(0.95, th.indirect_conf + 3 * excess), 3)))
+                out.append(FrameState(lm.t, lm.seat, Observed.MASK_ON, round(min(0.95, th.indirect_conf + 3 * excess), 3)))
             # else: no own eyes seen and no dark window: unknown. "Mask off" needs
             # positive evidence (a false one accuses a player of peeking).
             continue
@@ -764,7 +764,7 @@ def _indirect_mask(frames: list[FrameState], landmarks: list[SeatLandmarks], th:
         if near:
             out.append(FrameState(lm.t, lm.seat, min(near)[1], th.indirect_conf - 0.02))
         elif lm.pose is None and not lm.faces and not lm.mesh:
-            out.append(FrameState(lm.t, lm.seat, SeatState.MASK_ON, 0.55))
+            out.append(FrameState(lm.t, lm.seat, Observed.MASK_ON, 0.55))
     return out
 
 
@@ -830,7 +830,7 @@ def _zone_fists(frames: list[FrameState], landmarks: list[SeatLandmarks], th: Th
     The seat's own baseline is the zone's usual skin (a resting hand, a sleeve,
     a neighbour's elbow); a fist landing adds skin above it. Where the hand
     model did see a fist the frame already has one, and its form stays."""
-    have = {f.t for f in frames if f.state is SeatState.FIST_ON_TABLE}
+    have = {f.t for f in frames if f.state is Observed.FIST_ON_TABLE}
     # frames the learned zone model judged need no second opinion
     landmarks = [lm for lm in landmarks if "app_zone_vote" not in lm.features]
     values = [(lm.t, lm.features.get("zone_skin")) for lm in landmarks]
@@ -848,7 +848,7 @@ def _zone_fists(frames: list[FrameState], landmarks: list[SeatLandmarks], th: Th
         if lm.features.get("zone_skin_extent", 0.0) < th.zone_skin_min_extent:
             continue
         conf = min(0.95, 0.6 + (v - need) / max(need, 1e-3))
-        out.append(FrameState(t, lm.seat, SeatState.FIST_ON_TABLE, conf, "fist"))
+        out.append(FrameState(t, lm.seat, Observed.FIST_ON_TABLE, conf, "fist"))
     return out
 
 

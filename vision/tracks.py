@@ -6,7 +6,7 @@ module applies hysteresis (enter above `on`, leave below `off`), a minimum
 duration, and gap bridging, per seat and state, and keeps the value (form,
 finger count, neighbour) that the frames agreed on most.
 
-Rule-free: the vocabulary of states is vision's own (SeatState).
+Rule-free: the vocabulary of states is vision's own (Observed).
 """
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Iterable
 
-class SeatState(StrEnum):
+class Observed(StrEnum):
     """What the classifiers report per seat. Values in brackets go in `value`."""
     MASK_ON = "mask_on"                # the eye band
     MASK_OFF = "mask_off"
@@ -37,26 +37,26 @@ class SeatState(StrEnum):
     SEAT_EMPTY = "seat_empty"
 
 
-MASK_STATES = (SeatState.MASK_ON, SeatState.MASK_OFF, SeatState.MASK_LIFTED)
+MASK_STATES = (Observed.MASK_ON, Observed.MASK_OFF, Observed.MASK_LIFTED)
 
 
 @dataclass(frozen=True)
 class FrameState:
     t: float
     seat: int
-    state: SeatState
+    state: Observed
     confidence: float
     value: str | None = None
 
     def __post_init__(self) -> None:
         # a state read back from JSON (or a test) is a plain string: one vocabulary
-        object.__setattr__(self, "state", SeatState(self.state))
+        object.__setattr__(self, "state", Observed(self.state))
 
 
 @dataclass(frozen=True)
 class Track:
     seat: int
-    state: SeatState
+    state: Observed
     t0: float
     t1: float
     confidence: float
@@ -64,7 +64,7 @@ class Track:
     frames: int = 0
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "state", SeatState(self.state))
+        object.__setattr__(self, "state", Observed(self.state))
 
     def covers(self, t: float, slack: float = 0.0) -> bool:
         return self.t0 - slack <= t <= self.t1 + slack
@@ -87,14 +87,14 @@ class Smoothing:
 
 DEFAULT = Smoothing()
 # Votes must "land and stay"; masks flicker when a hand passes the face.
-PER_STATE: dict[SeatState, Smoothing] = {
-    SeatState.FIST_ON_TABLE: Smoothing(on=0.6, off=0.4, min_frames=3, max_gap=0.3),
+PER_STATE: dict[Observed, Smoothing] = {
+    Observed.FIST_ON_TABLE: Smoothing(on=0.6, off=0.4, min_frames=3, max_gap=0.3),
     # a peek is brief and the head window wavers between "lifted" and "on"
     # while the band moves: hold the track through the low frames
-    SeatState.MASK_LIFTED: Smoothing(on=0.6, off=0.15, min_frames=3, max_gap=0.5),
+    Observed.MASK_LIFTED: Smoothing(on=0.6, off=0.15, min_frames=3, max_gap=0.5),
     # a touch glimpsed in one frame is kept (weak, under the checks' least
     # evidence): inside an arm out of the night pose it names the reach
-    SeatState.TOUCH: Smoothing(on=0.6, off=0.4, min_frames=1, max_gap=0.5),
+    Observed.TOUCH: Smoothing(on=0.6, off=0.4, min_frames=1, max_gap=0.5),
 }
 
 
@@ -107,7 +107,7 @@ class _Open:
 
 
 def build_tracks(frames: Iterable[FrameState], sample_times: dict[int, list[float]] | None = None,
-                 smoothing: dict[SeatState, Smoothing] | None = None) -> list[Track]:
+                 smoothing: dict[Observed, Smoothing] | None = None) -> list[Track]:
     """Per (seat, state), hysteresis over the sampled frames.
 
     `sample_times[seat]` lists every time the seat was looked at, so a frame in
@@ -115,7 +115,7 @@ def build_tracks(frames: Iterable[FrameState], sample_times: dict[int, list[floa
     evidence); without it only reported frames are known and gaps decide.
     """
     rules = {**PER_STATE, **(smoothing or {})}
-    by_key: dict[tuple[int, SeatState], dict[float, FrameState]] = defaultdict(dict)
+    by_key: dict[tuple[int, Observed], dict[float, FrameState]] = defaultdict(dict)
     for f in frames:
         cur = by_key[(f.seat, f.state)].get(f.t)
         if cur is None or f.confidence > cur.confidence:
@@ -129,7 +129,7 @@ def build_tracks(frames: Iterable[FrameState], sample_times: dict[int, list[floa
     return tracks
 
 
-def _hysteresis(seat: int, state: SeatState, times: list[float], obs: dict[float, FrameState],
+def _hysteresis(seat: int, state: Observed, times: list[float], obs: dict[float, FrameState],
                 rule: Smoothing) -> list[Track]:
     out: list[Track] = []
     cur: _Open | None = None

@@ -8,7 +8,7 @@ import streamlit as st
 
 from app.audit_view import summarise
 from app.game import find_games, roots_from_env
-from app.identity import ReviewerRole
+from review.store import ReviewerRole
 from app.ui import current_game_dir, open_game, reviewer
 from review.report import write_report
 from review.workspace import GameWorkspace

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from engine import importers
 from engine.check import check_document
-from engine.profiles import PROFILE_NAMES
+from engine.profiles import DEFAULT_PROFILE, PROFILE_NAMES
 from engine.protocol import ProtocolError, parse_json, schema_issues
 from engine.replay import Replay
 from engine.types import Issue, Severity, error
@@ -60,7 +60,7 @@ def run_check(args) -> int:
             rep, issues = check_document(parse_json(text), args.profile)
         except ProtocolError as exc:
             rep, issues = None, list(exc.issues)
-    out = check_output(rep, issues, args.profile or "mafclub-2023")
+    out = check_output(rep, issues, args.profile or DEFAULT_PROFILE)
     try:
         if args.json:
             print(json.dumps(out, ensure_ascii=False, indent=1))

@@ -88,20 +88,14 @@ def run_demo(args: argparse.Namespace) -> int:
     game = Path(args.game).resolve() if args.game else demo_dir()
     if not is_game_dir(game):
         raise UserError(f"the sample game is missing: {game} has no {PROTOCOL_FILE} "
-                          "(regenerate it with `make sample`)")
+                        "(regenerate it with `make sample`)")
     if not GameWorkspace(game).incidents_path.is_file():
-        from app.analysis import AnalysisUnavailable, analyze_hook
+        from review.pipeline import analyze  # the models load only when the sample needs analysing
+        print(f"analysing {game} first…", flush=True)
         try:
-            analyze = analyze_hook()
-        except AnalysisUnavailable as exc:
-            print(f"note: the sample game is not analysed and {exc}; opening it anyway",
-                  file=sys.stderr)
-        else:
-            print(f"analysing {game} first…", flush=True)
-            try:
-                analyze(game, progress=_print_progress)
-            except Exception as exc:
-                raise UserError(f"analysis of the sample game failed: {exc}") from None
+            analyze(game, progress=_print_progress)
+        except Exception as exc:
+            raise UserError(f"analysis of the sample game failed: {exc}") from None
     return _serve([game], args, game)
 
 

@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 from engine.check import check_document
-from engine.profiles import PROFILE_NAMES
+from engine.profiles import DEFAULT_PROFILE, PROFILE_NAMES
 from mafvar.errors import UserError
 from sample_videos.director.inject import InjectError, parse_selection
 from sample_videos.synth import LIGHTING, OUTPUT_FILES, SynthError, SynthOptions, build_game, check_out_dir, write_game
@@ -21,7 +21,7 @@ def register(subparsers) -> None:
     p.add_argument("--seed", type=int, required=True, help="the game's seed (same seed + options = same files)")
     p.add_argument("--out", required=True, help="output folder (must be empty unless --force)")
     p.add_argument("--protocol", help="act this native protocol instead of generating a game")
-    p.add_argument("--profile", default="mafclub-2023", choices=PROFILE_NAMES,
+    p.add_argument("--profile", default=DEFAULT_PROFILE, choices=PROFILE_NAMES,
                    help="rule profile of a generated game")
     inj = p.add_mutually_exclusive_group()
     inj.add_argument("--inject", help="comma-separated violations to inject ('none' for none; name:N for N of "

@@ -10,7 +10,6 @@ from engine.check import check_document
 from engine.generate import random_game
 from engine.protocol import Protocol, ProtocolError, parse_json, schema_issues
 from engine.replay import replay
-from engine.state import Stage
 
 PROFILES = st.sampled_from(["mafclub-2023", "classic-club", "sport-mafia", "ru-club"])
 SEATED = {"speech": ("seat",), "nominate": ("by",), "shot": ("by",), "foul": ("seat",)}

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from vision.appearance import (PATCH, WindowModel, committed_models, describe, load_models, patch,
+from vision.appearance import (PATCH, committed_models, describe, load_models, patch,
                                save_models, window_box)
 from vision.calibration import SeatRegion
 from vision.crops import seat_crop
