@@ -157,7 +157,6 @@ class SeatLandmarker:
         if self._roi is None:
             from vision.hands.roi import RoiLandmarker
             self._roi = RoiLandmarker()
-        w = crop.image.shape[1]
         out = []
         for box in boxes:
             found = self._roi.find(crop.image, box)

@@ -607,7 +607,7 @@ def _zone_vote(r: _Reading) -> None:
       its input is like its training data; else "cannot judge" (zone_unread)
       where it sees something.
     """
-    r.drop(SeatState.FIST_ON_TABLE)
+    r.drop(Observed.FIST_ON_TABLE)
     z = r.app.get("zone", {})
     good, wrong = z.get("vote", 0.0), z.get("wrong", 0.0)
     trusted = bool(z) and r.lm.features.get(ZONE_FAR_KEY, 0.0) <= ZONE_FAR
@@ -621,7 +621,7 @@ def _zone_vote(r: _Reading) -> None:
         denied = trusted and good + wrong < WINDOW_DENIES
         if p["thumb_up"] >= VOTE_THUMB_P and not denied:
             conf = max(p["thumb_up"], good + wrong) if window_vote else p["thumb_up"]
-            r.add(SeatState.FIST_ON_TABLE, conf, "thumb_up")
+            r.add(Observed.FIST_ON_TABLE, conf, "thumb_up")
             return
         named = [(v, q) for v, q in reads if max(q["fist"], q["open_palm"], q["pointing"]) >= NAMED_P]
         if named:
@@ -630,24 +630,24 @@ def _zone_vote(r: _Reading) -> None:
                 pts = v.hand.points[:, :2]
                 window_wrong = window_vote and "wrong" in z and wrong >= WRONG_SHARE * (good + wrong)
                 if q["fist"] >= NAMED_P and (_knuckles_rise(pts) or window_vote):
-                    r.add(SeatState.FIST_ON_TABLE, q["fist"], "fist")
+                    r.add(Observed.FIST_ON_TABLE, q["fist"], "fist")
                 elif q["open_palm"] >= NAMED_P and window_wrong and _edge_on(pts):
-                    r.add(SeatState.FIST_ON_TABLE, good + wrong, "palm")
+                    r.add(Observed.FIST_ON_TABLE, good + wrong, "palm")
                 elif q["pointing"] >= NAMED_P and window_wrong and fingertip_down(pts):
-                    r.add(SeatState.FIST_ON_TABLE, good + wrong, "fingertip")
+                    r.add(Observed.FIST_ON_TABLE, good + wrong, "fingertip")
                 else:
                     continue
                 return
             if window_vote:
                 # the window sees a vote the hands read as another form
-                r.add(SeatState.ZONE_UNREAD, good + wrong, "forms_disagree")
+                r.add(Observed.ZONE_UNREAD, good + wrong, "forms_disagree")
             return
         # only hands the model calls "other" (resting, reaching): the window may still see a vote
     if trusted and WINDOW_VOTES:
         _zone_window(r)
     elif z and good + wrong >= ZONE_VOTE:
         # the window sees a vote that no hand read confirms
-        r.add(SeatState.ZONE_UNREAD, good + wrong, "no_hand")
+        r.add(Observed.ZONE_UNREAD, good + wrong, "no_hand")
 
 
 def _zone_window(r: _Reading) -> None:
@@ -807,18 +807,18 @@ def _confirm_window_votes(out: list[FrameState], seat: int, landmarks: list[Seat
     misses a 30 px fist in some frames of every vote), with the window's own
     form. A window vote no hand ever confirms stays "cannot judge": on real
     pixels the window, trained on rendered hands only, is at chance."""
-    read = sorted(f.t for f in out if f.seat == seat and f.state is SeatState.FIST_ON_TABLE)
+    read = sorted(f.t for f in out if f.seat == seat and f.state is Observed.FIST_ON_TABLE)
     if not read:
         return out
     by_t = {lm.t: lm for lm in landmarks}
     kept = []
     for f in out:
-        if (f.seat == seat and f.state is SeatState.ZONE_UNREAD and f.t in by_t
+        if (f.seat == seat and f.state is Observed.ZONE_UNREAD and f.t in by_t
                 and min(abs(f.t - t) for t in read) <= CONFIRM_S):
             z = appearance_of(by_t[f.t].features).get("zone", {})
             good, wrong = z.get("vote", 0.0), z.get("wrong", 0.0)
             form = "palm" if "wrong" in z and wrong >= WRONG_SHARE * (good + wrong) else "thumb_up"
-            kept.append(FrameState(f.t, seat, SeatState.FIST_ON_TABLE, f.confidence, form))
+            kept.append(FrameState(f.t, seat, Observed.FIST_ON_TABLE, f.confidence, form))
         else:
             kept.append(f)
     return kept

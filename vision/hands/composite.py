@@ -40,13 +40,13 @@ def cut_out(image_rgb: np.ndarray, landmarks: np.ndarray, iterations: int = 4) -
     h, w = image_rgb.shape[:2]
     pts = np.asarray(landmarks, dtype=np.float64)[:, :2]
     size = max(palm_length(pts), 4.0)
-    mask = np.full((h, w), cv2.GC_PR_BGD, np.uint8)
+    mask: np.ndarray = np.full((h, w), cv2.GC_PR_BGD, np.uint8)
     hull = cv2.convexHull(np.round(pts).astype(np.int32))
-    near = np.zeros((h, w), np.uint8)
-    cv2.fillConvexPoly(near, hull, 1)
+    near: np.ndarray = np.zeros((h, w), np.uint8)
+    cv2.fillConvexPoly(near, hull, (1,))
     near = cv2.dilate(near, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (int(size * 0.6) | 1,) * 2))
     mask[near > 0] = cv2.GC_PR_FGD
-    far = cv2.dilate(near, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (int(size * 0.8) | 1,) * 2))
+    far: np.ndarray = cv2.dilate(near, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (int(size * 0.8) | 1,) * 2))
     mask[far == 0] = cv2.GC_BGD
     border = max(1, int(round(min(h, w) * 0.02)))
     edge = np.zeros((h, w), bool)
@@ -54,11 +54,11 @@ def cut_out(image_rgb: np.ndarray, landmarks: np.ndarray, iterations: int = 4) -
     mask[edge & (near == 0)] = cv2.GC_BGD
     thick = max(1, int(round(size * 0.12)))
     for a, b in BONES:
-        cv2.line(mask, tuple(np.round(pts[a]).astype(int)), tuple(np.round(pts[b]).astype(int)),
-                 int(cv2.GC_FGD), thick)
+        pa, pb = np.round(pts[a]).astype(int), np.round(pts[b]).astype(int)
+        cv2.line(mask, (int(pa[0]), int(pa[1])), (int(pb[0]), int(pb[1])), (int(cv2.GC_FGD),), thick)
     bgd, fgd = np.zeros((1, 65), np.float64), np.zeros((1, 65), np.float64)
     try:
-        cv2.grabCut(cv2.cvtColor(image_rgb, cv2.COLOR_RGB2BGR), mask, None, bgd, fgd, iterations,
+        cv2.grabCut(cv2.cvtColor(image_rgb, cv2.COLOR_RGB2BGR), mask, (0, 0, 0, 0), bgd, fgd, iterations,
                     cv2.GC_INIT_WITH_MASK)
     except cv2.error:
         pass  # a degenerate seed (all one class): keep the seed itself
@@ -96,9 +96,10 @@ def random_placement(rng: np.random.Generator, zone: Box, player_xy: tuple[float
     d = np.array(player_xy, float) - np.array([wx, wy])
     d = d / max(np.linalg.norm(d), 1e-6)
     sleeve = rng.integers(20, 235, 3) if rng.random() < 0.7 else np.array([200, 160, 130]) * rng.uniform(0.6, 1.1)
+    rgb = np.clip(sleeve, 0, 255)
     return Placement(float(rng.uniform(*palm_range)), (float(wx), float(wy)), float(rng.uniform(-15, 15)),
                      float(rng.uniform(0.75, 1.1)), (float(d[0]), float(d[1])),
-                     tuple(int(c) for c in np.clip(sleeve, 0, 255)))
+                     (int(rgb[0]), int(rgb[1]), int(rgb[2])))
 
 
 def paste_hand(frame_rgb: np.ndarray, hand_rgb: np.ndarray, alpha: np.ndarray, landmarks: np.ndarray,
@@ -110,7 +111,8 @@ def paste_hand(frame_rgb: np.ndarray, hand_rgb: np.ndarray, alpha: np.ndarray, l
     out = frame_rgb.copy()
     pts = np.asarray(landmarks, dtype=np.float64)[:, :2]
     s = place.palm_px / max(palm_length(pts), 1e-6)
-    m = cv2.getRotationMatrix2D((float(pts[0, 0]), float(pts[0, 1])), place.turn_deg, s)
+    m: np.ndarray = np.asarray(cv2.getRotationMatrix2D((float(pts[0, 0]), float(pts[0, 1])), place.turn_deg, s),
+                               dtype=np.float64)
     m[:, 2] += np.array(place.wrist_xy) - pts[0]
     h, w = out.shape[:2]
     if arm:

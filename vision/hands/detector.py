@@ -12,10 +12,13 @@ import contextlib
 import os
 import sys
 from dataclasses import dataclass
-from typing import Iterator, Sequence
+from typing import TYPE_CHECKING, Iterator, Sequence
 
 import cv2
 import numpy as np
+
+if TYPE_CHECKING:
+    from vision.hands.roi import RoiLandmarker
 
 
 @dataclass(frozen=True)
@@ -156,7 +159,7 @@ class HandDetector:
         self._framings = tuple(framings[:1]) if tracking else tuple(framings)
         self._mirrored = mirrored
         self._roi_fallback = (not tracking) if roi_fallback is None else roi_fallback
-        self._roi = None
+        self._roi: RoiLandmarker | None = None
         self._quiet_first_call = quiet
         with _quiet_native_stderr(quiet):
             self._hands = mp.solutions.hands.Hands(

@@ -121,7 +121,7 @@ def hand_form(probabilities: dict[str, float]) -> tuple[str, float]:
     them) and its share among the four."""
     sub = {f: probabilities[f] for f in HAND_FORMS}
     total = sum(sub.values()) or 1.0
-    best = max(sub, key=sub.get)
+    best = max(sub, key=lambda f: sub[f])
     return best, sub[best] / total
 
 

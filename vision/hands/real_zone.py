@@ -191,13 +191,13 @@ def read_cases(cases: list[tuple[ZoneCase, np.ndarray]], calibration, cam: str =
                gate: bool = True) -> list[ZoneCase]:
     """Each composed seat-frame through the pipeline (gate=False: the zone
     hands run whatever the windows say, for training rows)."""
-    from vision.tracks import SeatState
+    from vision.tracks import Observed
 
     reader = ZoneReader(calibration, cam)
     try:
         for case, frame in cases:
             lm, states = reader.read(frame, case.t, case.seat, gate)
-            fists = [f for f in states if f.state == SeatState.FIST_ON_TABLE]
+            fists = [f for f in states if f.state == Observed.FIST_ON_TABLE]
             case.zone_ran = "hands_zone" in lm.cpu
             case.hands = [h.points for h in lm.hands]
             if fists:

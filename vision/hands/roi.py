@@ -139,6 +139,10 @@ class RoiLandmarker:
         scale, MediaPipe's selfie-convention handedness label, its score)."""
         square, left, top = _square(image_rgb)
         n = square.shape[0]
+        x0: float
+        y0: float
+        x1: float
+        y1: float
         if box is None:
             x0, y0, x1, y1 = left, top, left + image_rgb.shape[1], top + image_rgb.shape[0]
         else:

@@ -27,13 +27,13 @@ def skin_proposals(image_rgb: np.ndarray, found_px: list[np.ndarray],
     """Boxes (crop px) around hand-sized skin blobs that no found hand
     (landmarks (21, 2+) in crop px) covers; largest first."""
     h, w = image_rgb.shape[:2]
-    mask = skin_mask(image_rgb).astype(np.uint8)
+    mask: np.ndarray = skin_mask(image_rgb).astype(np.uint8)
     # the found hands' own skin is theirs: only what is left may hold another hand
     for pts in found_px:
         hull = cv2.convexHull(np.round(pts[:, :2]).astype(np.int32))
-        cv2.fillConvexPoly(mask, hull, 0)
+        cv2.fillConvexPoly(mask, hull, (0,))
         size = float(np.ptp(pts[:, :2], axis=0).max())
-        cv2.polylines(mask, [hull], True, 0, max(1, int(round(0.15 * size))))
+        cv2.polylines(mask, [hull], True, (0,), max(1, int(round(0.15 * size))))
     k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
     mask = cv2.morphologyEx(cv2.morphologyEx(mask, cv2.MORPH_OPEN, k), cv2.MORPH_CLOSE, k)
     n, labels, stats, centroids = cv2.connectedComponentsWithStats(mask)
