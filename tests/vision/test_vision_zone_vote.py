@@ -19,6 +19,7 @@ CAL = Calibration({"cam1": CameraCalibration(1000, 600, {
     for s in (1, 2, 3)})})
 ZONE = CAL.camera("cam1").seats[2].table_zone
 WINDOW_NONE = {"app_zone_vote": 0.01, "app_zone_wrong": 0.0, "app_zone_none": 0.99, "far_zone": 1.5}
+WINDOW_DOUBTS = {"app_zone_vote": 0.1, "app_zone_wrong": 0.0, "app_zone_none": 0.9, "far_zone": 1.5}
 WINDOW_VOTE = {"app_zone_vote": 0.97, "app_zone_wrong": 0.01, "app_zone_none": 0.02, "far_zone": 1.5}
 
 
@@ -53,9 +54,18 @@ def thumbs_up():
     return [f[0].landmarks_px for f in found if f]
 
 
-def test_a_real_thumb_up_in_the_zone_is_a_vote_whatever_the_window_says(thumbs_up):
-    votes = [read([frame(0.0, [in_zone(p)], WINDOW_NONE)]) for p in thumbs_up]
-    assert sum(v == [("fist_on_table", "thumb_up")] for v in votes) >= len(thumbs_up) - 1, votes
+def test_a_real_thumb_up_in_the_zone_is_a_vote_without_the_windows_say_so(thumbs_up):
+    for window in (WINDOW_DOUBTS, {}):
+        votes = [read([frame(0.0, [in_zone(p)], window)]) for p in thumbs_up]
+        assert sum(v == [("fist_on_table", "thumb_up")] for v in votes) >= len(thumbs_up) - 1, votes
+
+
+def test_a_window_sure_that_nothing_stands_there_overrules_a_thumb_up_read(thumbs_up):
+    assert all(read([frame(0.0, [in_zone(p)], WINDOW_NONE)]) == [] for p in thumbs_up)
+    # ... but not off its training data
+    far = dict(WINDOW_NONE, far_zone=50.0)
+    assert sum(read([frame(0.0, [in_zone(p)], far)]) == [("fist_on_table", "thumb_up")]
+               for p in thumbs_up) >= len(thumbs_up) - 1
 
 
 def test_the_window_alone_casts_no_vote_it_says_cannot_judge():
