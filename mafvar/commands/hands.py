@@ -42,12 +42,12 @@ def register(subparsers) -> None:
 
 def _run_hands(args: argparse.Namespace) -> int:
     from vision.hands.detector import HandDetector, load_rgb
-    from vision.hands.report import report_hand
+    from vision.hands.report import read_hands
 
     results: list[list[dict] | None] = []
     failed = False
     with contextlib.ExitStack() as stack:
-        detector = None  # the models load only once an image is known to be readable
+        detector: HandDetector | None = None  # the models load only once an image is known to be readable
         for path in args.images:
             try:
                 image = load_rgb(path)
@@ -58,7 +58,7 @@ def _run_hands(args: argparse.Namespace) -> int:
                 continue
             if detector is None:
                 detector = stack.enter_context(HandDetector(tracking=False))
-            reports = [report_hand(obs) for obs in detector.detect(image)]
+            reports = read_hands(detector, image)
             results.append([r.to_dict() for r in reports])
             if not args.json:
                 noun = "hand" if len(reports) == 1 else "hands"
