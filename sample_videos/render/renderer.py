@@ -69,6 +69,12 @@ class GLRenderer:
         return (vao, vbo, ibo)
 
     def draw(self, scene: Scene, dynamic: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+        # Several contexts can live in one process (one per frame size): make
+        # this one current, or GL calls land in whichever was created last.
+        with self.ctx:
+            return self._draw(scene, dynamic)
+
+    def _draw(self, scene: Scene, dynamic: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
         key = (id(scene), scene.camera, scene.lighting)
         self._uniforms(scene)
         if self._static_key != key:
