@@ -30,6 +30,11 @@ class Material(IntEnum):
     FABRIC = 6    # clothes
     HAIR = 7
     MASK = 8
+    # wider worlds (WORLD shader variant only)
+    PLATE = 9     # a name plate: loc.xy = position on its face (0..1), params.x = the number
+    GLASS = 10    # bottles
+    SCREEN = 11   # a phone's glass
+    PLASTIC = 12  # a smooth plastic table top
 
 
 @lru_cache(maxsize=None)
