@@ -50,8 +50,10 @@ class ConditionsError(ValueError):
 
 def _num(default, lo, hi, doc, draw=None, unit="", optional=False, integer=False):
     kind = "int" if integer else "num"
+    if draw is None:
+        draw = (lambda r: r.randint(lo, hi)) if integer else (lambda r: r.uniform(lo, hi))
     return field(default=default, metadata=dict(kind=kind, lo=lo, hi=hi, doc=doc, unit=unit, optional=optional,
-                                                draw=draw or (lambda r: r.uniform(lo, hi))))
+                                                draw=draw))
 
 
 def _choice(default, options, doc, draw=None):
@@ -76,7 +78,8 @@ def _sometimes(p: float, off, lo: float, hi: float) -> Callable[[Rng], Any]:
 @dataclass(frozen=True)
 class Light:
     preset: str = _choice("default", LIGHTING, "base look (the old --lighting presets)", draw=lambda r: "default")
-    level: float = _num(1.0, 0.4, 1.5, "overall exposure (1 = the default room; 0.4 dark, 1.5 washed out)")
+    level: float = _num(1.0, 0.4, 1.5, "overall exposure (1 = the default room; 0.4 dark, 1.5 washed out)",
+                        draw=lambda r: r.uniform(0.45, 1.4))
     temperature: float | None = _num(None, 2700, 6500, "colour temperature of the main light (null = the "
                                      "preset's colour, about 5200 K)", unit="K", optional=True)
     key_azimuth: float | None = _num(None, 0, 360, "where the main light comes from, around the table (same "
@@ -130,12 +133,12 @@ class Capture:
     width: int = _num(1280, 160, 3840, "frame width", unit="px", integer=True, draw=lambda r: None)
     height: int = _num(720, 90, 2160, "frame height (random draws: 480p to 1080p)", unit="px", integer=True,
                        draw=lambda r: None)
-    fps: int = _choice(25, FPS, "frames per second")
+    fps: int = _choice(25, FPS, "frames per second", draw=lambda r: r.choices(FPS, (2, 2, 1))[0])
     crf: int = _num(23, 15, 40, "H.264 quality (lower = better and bigger)", integer=True,
                     draw=lambda r: r.randint(18, 34))
     noise: float = _num(0.015, 0.0, 0.08, "sensor noise sigma (fraction of full scale)",
                         draw=lambda r: r.uniform(0.005, 0.06))
-    blur: float = _num(0.6, 0.0, 2.0, "lens softness: Gaussian sigma", unit="px", draw=lambda r: r.uniform(0.4, 1.5))
+    blur: float = _num(0.6, 0.0, 2.0, "lens softness: Gaussian sigma", unit="px", draw=lambda r: r.uniform(0.3, 1.2))
     motion_blur: float = _num(0.0, 0.0, 0.9, "shutter open for this fraction of a frame: moving hands smear "
                               "(0 = off)", draw=_sometimes(0.5, 0.0, 0.2, 0.8))
 
@@ -225,6 +228,10 @@ class Conditions:
 
     def is_default(self) -> bool:
         return self == Conditions()
+
+    def checked(self, where: str = "conditions") -> "Conditions":
+        """Itself, or a ConditionsError if fields contradict each other."""
+        return _check_consistent(self, where)
 
     def is_default_world(self) -> bool:
         """Only what the default scene builder already varied (the old
@@ -321,8 +328,6 @@ def _check_consistent(cond: Conditions, where: str) -> Conditions:
     p = cond.players
     if p.skin_min > p.skin_max:
         raise ConditionsError(f"{where}: players.skin_min {p.skin_min} is above players.skin_max {p.skin_max}")
-    if cond.table.width > cond.table.length:
-        raise ConditionsError(f"{where}: table.width {cond.table.width} is above table.length {cond.table.length}")
     return cond
 
 
@@ -355,9 +360,6 @@ def draw_conditions(seed: int) -> Conditions:
         groups[name] = cls(**{f.name: _round(f.metadata["draw"](r)) for f in fields(cls)})
     w, h = stream(seed, "conditions:size").choice(RANDOM_SIZES)
     groups["capture"] = replace(groups["capture"], width=w, height=h)
-    t = groups["table"]
-    if t.width > t.length:
-        groups["table"] = replace(t, width=t.length)
     return Conditions(**groups)
 
 

@@ -3,9 +3,9 @@
 not hidden by nearer players, how the player faces the camera, how large a
 hand looks, and when the walking judge hides a seat.
 
-Silhouettes are the scene's own meshes projected and filled at a quarter of
-the frame's resolution (no GL needed), on a canvas padded on every side so
-the part of a player outside the frame is counted too.
+Silhouettes are the scene's own meshes projected and filled at 320 px wide
+(no GL needed), on a canvas padded on every side so the part of a player
+outside the frame is counted too. Fractions are of silhouette area.
 """
 from __future__ import annotations
 
@@ -20,9 +20,9 @@ from sample_videos.render.body import build_player
 from sample_videos.render.meshes import MeshBuilder
 from sample_videos.render.scene import ZONE_DEPTH, Scene
 
-RASTER = 0.25          # silhouettes at a quarter of the frame's resolution
+RASTER_WIDTH = 320     # px: silhouettes are filled at this width (the frame's aspect)
 PAD = 0.5              # canvas padding, a fraction of the frame on each side
-SAMPLE_STEP = 0.1      # s between judge samples while walking
+SAMPLE_STEP = 0.2      # s between judge samples while walking
 MIN_COVER = 0.1        # an occlusion is recorded when the judge hides this share of a region
 
 
@@ -30,8 +30,10 @@ class _Canvas:
     def __init__(self, scene: Scene):
         cam = scene.camera
         self.cam = cam
-        self.s = RASTER
-        self.w, self.h = max(2, int(round(cam.width * RASTER))), max(2, int(round(cam.height * RASTER)))
+        self.s = RASTER_WIDTH / cam.width
+        self.w, self.h = RASTER_WIDTH, max(2, int(round(cam.height * self.s)))
+        self.vp = cam.view_proj()
+        self.view_z = cam.view_matrix()[2]
         self.px, self.py = int(round(self.w * PAD)), int(round(self.h * PAD))
         self.shape = (self.h + 2 * self.py, self.w + 2 * self.px)
         self.frame = np.zeros(self.shape, bool)
@@ -43,8 +45,8 @@ class _Canvas:
         if not len(idx):
             return mask.astype(bool)
         pos = verts[:, :3].astype(float)
-        ok = self.cam.depth(pos) > 0.05
-        px = self.cam.project(pos) * self.s + [self.px, self.py]
+        ok = -(pos @ self.view_z[:3] + self.view_z[3]) > 0.05
+        px = self._project(pos)
         tri = px[idx]
         keep = ok[idx].all(1)
         a, b, c = tri[:, 0], tri[:, 1], tri[:, 2]
@@ -57,9 +59,16 @@ class _Canvas:
             cv2.fillConvexPoly(mask, t, 1, lineType=cv2.LINE_8, shift=2)
         return mask.astype(bool)
 
+    def _project(self, pos: np.ndarray) -> np.ndarray:
+        h = pos @ self.vp[:3, :3].T + self.vp[:3, 3]
+        w = pos @ self.vp[3, :3] + self.vp[3, 3]
+        w = np.where(np.abs(w) < 1e-9, 1e-9, w)
+        xy = np.stack([(h[:, 0] / w + 1) * 0.5 * self.cam.width, (1 - h[:, 1] / w) * 0.5 * self.cam.height], -1)
+        return self.cam.distort_px(xy) * self.s + [self.px, self.py]
+
     def quad(self, world_pts: np.ndarray) -> np.ndarray:
         mask = np.zeros(self.shape, np.uint8)
-        px = self.cam.project(world_pts) * self.s + [self.px, self.py]
+        px = self._project(np.asarray(world_pts, float))
         hull = cv2.convexHull(np.round(px * 4).astype(np.int32))
         cv2.fillConvexPoly(mask, hull, 1, lineType=cv2.LINE_8, shift=2)
         return mask.astype(bool)
@@ -75,6 +84,10 @@ def _rest_mesh(scene: Scene, s: int):
 def _zone_corners(seat) -> np.ndarray:
     return seat.frame.to_world(np.array([[x, y, 0.0] for x in (-0.17, 0.17)
                                          for y in (ZONE_DEPTH - 0.16, ZONE_DEPTH + 0.06)]))
+
+
+def _cover(judge_box: np.ndarray, region: np.ndarray, box, area: int) -> float:
+    return round(float((judge_box & region[box]).sum()) / area, 3) if area else 0.0
 
 
 def _fraction(part: np.ndarray, whole: np.ndarray) -> float:
@@ -133,6 +146,7 @@ def judge_occlusions(scene: Scene, views_state: dict, duration: float) -> list[d
     from sample_videos.render.people import build_person
     judge = world.judge
     canvas: _Canvas = views_state["canvas"]
+    areas = {s: (int(views_state["sil"][s].sum()), int(views_state["zones"][s].sum())) for s in scene.seats}
     rows: list[tuple[float, float, dict]] = []
     for t, lo, hi in _samples(judge, duration):
         mb = MeshBuilder()
@@ -142,11 +156,18 @@ def judge_occlusions(scene: Scene, views_state: dict, duration: float) -> list[d
         sil = canvas.fill(verts, idx)
         d = float(scene.camera.depth(np.array([xy[0], xy[1], 1.2])))
         cover = {}
-        for s in scene.seats:
-            body = _fraction(sil, views_state["sil"][s]) if d < views_state["depth"][s] else 0.0
-            zone = _fraction(sil, views_state["zones"][s]) if d < views_state["zone_depth"][s] else 0.0
-            if max(body, zone) >= MIN_COVER:
-                cover[s] = (body, zone)
+        rows_any, cols_any = np.flatnonzero(sil.any(1)), np.flatnonzero(sil.any(0))
+        if len(rows_any):
+            box = (slice(rows_any[0], rows_any[-1] + 1), slice(cols_any[0], cols_any[-1] + 1))
+            js = sil[box]
+            for s in scene.seats:
+                body = zone = 0.0
+                if d < views_state["depth"][s]:
+                    body = _cover(js, views_state["sil"][s], box, areas[s][0])
+                if d < views_state["zone_depth"][s]:
+                    zone = _cover(js, views_state["zones"][s], box, areas[s][1])
+                if max(body, zone) >= MIN_COVER:
+                    cover[s] = (body, zone)
         rows.append((lo, hi, cover))
     return _intervals(rows)
 

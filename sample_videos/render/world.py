@@ -48,8 +48,10 @@ def lighting(cond: Conditions) -> Lighting:
     li = cond.light
     base = LIGHTING_PRESETS[li.preset]
     kw: dict = {}
-    if li.level != 1.0:
-        kw["exposure"] = base.exposure * li.level
+    # the camera's auto-exposure takes back part of what a spot or a second source add
+    compensation = 1.0 + 0.35 * li.spot + 0.5 * li.mixed
+    if li.level != 1.0 or compensation != 1.0:
+        kw["exposure"] = base.exposure * li.level / compensation
     if li.temperature is not None:
         kw["key_color"] = kelvin_rgb(li.temperature)
     if li.key_azimuth is not None:
