@@ -48,56 +48,72 @@ class ConditionsError(ValueError):
 # options), whether None is allowed, a unit, one line of doc and the random
 # draw (a function of an rng).
 
-def _num(default, lo, hi, doc, draw=None, unit="", optional=False, integer=False):
+def _fmt(x) -> str:
+    return str(int(x)) if float(x).is_integer() else str(x)
+
+
+def _span(lo, hi) -> str:
+    return f"{_fmt(lo)}-{_fmt(hi)}" if lo >= 0 else f"{_fmt(lo)} to {_fmt(hi)}"
+
+
+def _num(default, lo, hi, doc, draw=None, unit="", optional=False, integer=False, rnd=None):
     kind = "int" if integer else "num"
     if draw is None:
         draw = (lambda r: r.randint(lo, hi)) if integer else (lambda r: r.uniform(lo, hi))
+        rnd = rnd or "the whole range"
     return field(default=default, metadata=dict(kind=kind, lo=lo, hi=hi, doc=doc, unit=unit, optional=optional,
-                                                draw=draw))
+                                                draw=draw, rnd=rnd))
 
 
-def _choice(default, options, doc, draw=None):
+def _choice(default, options, doc, draw=None, rnd=None):
     return field(default=default, metadata=dict(kind="choice", options=tuple(options), doc=doc, unit="",
-                                                optional=False, draw=draw or (lambda r: r.choice(options))))
+                                                optional=False, draw=draw or (lambda r: r.choice(options)),
+                                                rnd=rnd or "any, evenly"))
 
 
 def _flag(default, doc, p=0.5):
     return field(default=default, metadata=dict(kind="bool", doc=doc, unit="", optional=False,
-                                                draw=lambda r: r.random() < p))
+                                                draw=lambda r: r.random() < p, rnd=f"true {p:.0%} of draws"))
 
 
-def _colour(default, doc, draw):
-    return field(default=default, metadata=dict(kind="colour", doc=doc, unit="RGB 0-1", optional=False, draw=draw))
+def _colour(default, doc, draw, rnd="one of nine cloth and wood colours, each channel x0.85-1.15"):
+    return field(default=default, metadata=dict(kind="colour", doc=doc, unit="RGB 0-1", optional=False, draw=draw,
+                                                rnd=rnd))
 
 
-def _sometimes(p: float, off, lo: float, hi: float) -> Callable[[Rng], Any]:
+def _between(lo: float, hi: float) -> tuple[Callable[[Rng], Any], str]:
+    return (lambda r: r.uniform(lo, hi)), _span(lo, hi)
+
+
+def _sometimes(p: float, off, lo: float, hi: float) -> tuple[Callable[[Rng], Any], str]:
     """With probability p a uniform draw in [lo, hi], else `off`."""
-    return lambda r: r.uniform(lo, hi) if r.random() < p else off
+    return (lambda r: r.uniform(lo, hi) if r.random() < p else off), f"{_fmt(off)} in {1 - p:.0%} of draws, else {_span(lo, hi)}"
 
 
 @dataclass(frozen=True)
 class Light:
-    preset: str = _choice("default", LIGHTING, "base look (the old --lighting presets)", draw=lambda r: "default")
+    preset: str = _choice("default", LIGHTING, "base look (the old --lighting presets)", draw=lambda r: "default",
+                          rnd="default (level and temperature vary instead)")
     level: float = _num(1.0, 0.4, 1.5, "overall exposure (1 = the default room; 0.4 dark, 1.5 washed out)",
-                        draw=lambda r: r.uniform(0.45, 1.4))
+                        draw=_between(0.45, 1.4)[0], rnd=_between(0.45, 1.4)[1])
     temperature: float | None = _num(None, 2700, 6500, "colour temperature of the main light (null = the "
                                      "preset's colour, about 5200 K)", unit="K", optional=True)
     key_azimuth: float | None = _num(None, 0, 360, "where the main light comes from, around the table (same "
                                      "angles as camera.azimuth; null = the default, from the judge's left)",
                                      unit="deg", optional=True)
     key_elevation: float = _num(62.8, 30, 85, "height of the main light above the horizon", unit="deg",
-                                draw=lambda r: r.uniform(35, 85))
+                                draw=_between(35, 85)[0], rnd=_between(35, 85)[1])
     spot: float = _num(0.0, 0.0, 1.5, "strength of a hard spot light over the table (0 = none)",
-                       draw=_sometimes(0.5, 0.0, 0.4, 1.5))
+                       draw=_sometimes(0.5, 0.0, 0.4, 1.5)[0], rnd=_sometimes(0.5, 0.0, 0.4, 1.5)[1])
     spot_radius: float = _num(1.2, 0.5, 2.0, "radius of the spot's pool of light on the table", unit="m",
-                              draw=lambda r: r.uniform(0.6, 1.8))
+                              draw=_between(0.6, 1.8)[0], rnd=_between(0.6, 1.8)[1])
     spot_temperature: float = _num(3200, 2700, 6500, "the spot's colour temperature", unit="K")
     mixed: float = _num(0.0, 0.0, 0.8, "strength of a second source of another colour (a window, a lamp; "
-                        "0 = none)", draw=_sometimes(0.5, 0.0, 0.2, 0.8))
+                        "0 = none)", draw=_sometimes(0.5, 0.0, 0.2, 0.8)[0], rnd=_sometimes(0.5, 0.0, 0.2, 0.8)[1])
     mixed_temperature: float = _num(6500, 2700, 7500, "the second source's colour temperature", unit="K")
     mixed_azimuth: float = _num(90, 0, 360, "where the second source is, around the table", unit="deg")
     drift: float = _num(0.0, 0.0, 0.3, "auto-exposure drift: how far the camera's gain wanders (fraction)",
-                        draw=_sometimes(0.5, 0.0, 0.05, 0.3))
+                        draw=_sometimes(0.5, 0.0, 0.05, 0.3)[0], rnd=_sometimes(0.5, 0.0, 0.05, 0.3)[1])
     drift_period: float = _num(20.0, 6.0, 60.0, "how slowly it wanders", unit="s")
 
 
@@ -110,37 +126,41 @@ def _placement(r: Rng) -> float:
 class CameraSetup:
     azimuth: float = _num(0.0, 0, 360, "where the camera stands around the table: 0 behind the judge (the "
                           "head), 90 the side of seats 1-5, 180 the far end, 270 the side of seats 6-10; "
-                          "corners at 45, 135, 225, 315", unit="deg", draw=_placement)
+                          "corners at 45, 135, 225, 315", unit="deg", draw=_placement,
+                          rnd="a side or corner +-12 deg: head 3/12, head corners 2/12 each, far corners, sides, "
+                              "foot 1/12 each")
     height: float = _num(2.9, 1.6, 3.5, "camera height above the floor", unit="m")
     distance: float | None = _num(2.75, 1.5, 9.0, "horizontal distance from the table centre (null = "
                                   "framed: as close as shows every seat)", unit="m", optional=True,
-                                  draw=lambda r: None)
+                                  draw=lambda r: None, rnd="null (framed)")
     framing: float = _num(1.0, 0.85, 1.25, "with distance null: the framed distance times this (below 1 "
-                           "crops the nearest seats)", draw=lambda r: r.uniform(0.95, 1.15))
+                           "crops the nearest seats)", draw=_between(0.95, 1.15)[0], rnd=_between(0.95, 1.15)[1])
     tilt: float | None = _num(None, 5, 75, "degrees below horizontal (null = aimed at the table)", unit="deg",
-                              optional=True, draw=lambda r: None)
+                              optional=True, draw=lambda r: None, rnd="null (aimed)")
     fov: float = _num(40.0, 30, 75, "vertical field of view at the frame's centre", unit="deg")
     roll: float = _num(0.0, -5, 5, "rotation about the viewing axis (a camera not level)", unit="deg",
-                       draw=lambda r: r.uniform(-3, 3))
+                       draw=_between(-3, 3)[0], rnd=_between(-3, 3)[1])
     distortion: float = _num(0.0, -0.15, 0.05, "radial lens distortion at the frame's corner (-0.1: corners "
-                             "pulled 10 % in, a wide lens's barrel)", draw=_sometimes(0.5, 0.0, -0.15, 0.02))
+                             "pulled 10 % in, a wide lens's barrel)", draw=_sometimes(0.5, 0.0, -0.15, 0.02)[0], rnd=_sometimes(0.5, 0.0, -0.15, 0.02)[1])
     shake: float = _num(0.0, 0.0, 4.0, "camera shake amplitude (the image moves by at most this; "
-                        "calibration is for the camera at rest)", unit="px", draw=_sometimes(0.5, 0.0, 0.3, 2.5))
+                        "calibration is for the camera at rest)", unit="px", draw=_sometimes(0.5, 0.0, 0.3, 2.5)[0], rnd=_sometimes(0.5, 0.0, 0.3, 2.5)[1])
 
 
 @dataclass(frozen=True)
 class Capture:
-    width: int = _num(1280, 160, 3840, "frame width", unit="px", integer=True, draw=lambda r: None)
+    width: int = _num(1280, 160, 3840, "frame width", unit="px", integer=True, draw=lambda r: None,
+                      rnd="with height: one of 854x480, 640x480, 1024x576, 1280x720, 1600x900, 1440x1080, 1920x1080")
     height: int = _num(720, 90, 2160, "frame height (random draws: 480p to 1080p)", unit="px", integer=True,
-                       draw=lambda r: None)
-    fps: int = _choice(25, FPS, "frames per second", draw=lambda r: r.choices(FPS, (2, 2, 1))[0])
+                       draw=lambda r: None, rnd="see width")
+    fps: int = _choice(25, FPS, "frames per second", draw=lambda r: r.choices(FPS, (2, 2, 1))[0],
+                       rnd="25 or 30 in 2/5 of draws each, 50 in 1/5")
     crf: int = _num(23, 15, 40, "H.264 quality (lower = better and bigger)", integer=True,
-                    draw=lambda r: r.randint(18, 34))
+                    draw=lambda r: r.randint(18, 34), rnd="18-34")
     noise: float = _num(0.015, 0.0, 0.08, "sensor noise sigma (fraction of full scale)",
-                        draw=lambda r: r.uniform(0.005, 0.06))
-    blur: float = _num(0.6, 0.0, 2.0, "lens softness: Gaussian sigma", unit="px", draw=lambda r: r.uniform(0.3, 1.2))
+                        draw=_between(0.005, 0.06)[0], rnd=_between(0.005, 0.06)[1])
+    blur: float = _num(0.6, 0.0, 2.0, "lens softness: Gaussian sigma", unit="px", draw=_between(0.3, 1.2)[0], rnd=_between(0.3, 1.2)[1])
     motion_blur: float = _num(0.0, 0.0, 0.9, "shutter open for this fraction of a frame: moving hands smear "
-                              "(0 = off)", draw=_sometimes(0.5, 0.0, 0.2, 0.8))
+                              "(0 = off)", draw=_sometimes(0.5, 0.0, 0.2, 0.8)[0], rnd=_sometimes(0.5, 0.0, 0.2, 0.8)[1])
 
 
 @dataclass(frozen=True)
@@ -148,25 +168,27 @@ class Players:
     """Looks are drawn per seat from the seed as by default, then changed by
     these knobs (at their defaults nothing changes)."""
     skin_min: float = _num(0.0, -0.4, 1.6, "lightest skin tone (0 and 1 bound the default players' tones; "
-                           "-0.4 very light, 1.6 very dark)", draw=lambda r: r.uniform(-0.4, 0.5))
-    skin_max: float = _num(1.0, -0.4, 1.6, "darkest skin tone", draw=lambda r: r.uniform(0.6, 1.6))
-    glasses: float = _num(0.0, 0.0, 1.0, "share of players with glasses", draw=lambda r: r.uniform(0, 0.5))
-    beards: float = _num(0.0, 0.0, 1.0, "share with a beard or stubble", draw=lambda r: r.uniform(0, 0.5))
-    dark_tops: float = _num(0.0, 0.0, 1.0, "share in black or near-black tops", draw=lambda r: r.uniform(0, 0.7))
+                           "-0.4 very light, 1.6 very dark)", draw=_between(-0.4, 0.5)[0], rnd=_between(-0.4, 0.5)[1])
+    skin_max: float = _num(1.0, -0.4, 1.6, "darkest skin tone", draw=_between(0.6, 1.6)[0], rnd=_between(0.6, 1.6)[1])
+    glasses: float = _num(0.0, 0.0, 1.0, "share of players with glasses", draw=_between(0, 0.5)[0], rnd=_between(0, 0.5)[1])
+    beards: float = _num(0.0, 0.0, 1.0, "share with a beard or stubble", draw=_between(0, 0.5)[0], rnd=_between(0, 0.5)[1])
+    dark_tops: float = _num(0.0, 0.0, 1.0, "share in black or near-black tops", draw=_between(0, 0.7)[0], rnd=_between(0, 0.7)[1])
     dark_sleeves: float = _num(0.0, 0.0, 1.0, "share with dark long sleeves over another top",
-                               draw=lambda r: r.uniform(0, 0.6))
-    long_hair: float = _num(0.0, 0.0, 1.0, "share with long hair", draw=lambda r: r.uniform(0, 0.4))
-    bald: float = _num(0.0, 0.0, 1.0, "share who are bald", draw=lambda r: r.uniform(0, 0.3))
-    build: float = _num(0.0, 0.0, 1.0, "spread of body size and girth (0 = all alike)",
-                        draw=lambda r: r.uniform(0.3, 1.0))
+                               draw=_between(0, 0.6)[0], rnd=_between(0, 0.6)[1])
+    long_hair: float = _num(0.0, 0.0, 1.0, "share with long hair", draw=_between(0, 0.4)[0], rnd=_between(0, 0.4)[1])
+    bald: float = _num(0.0, 0.0, 1.0, "share who are bald", draw=_between(0, 0.3)[0], rnd=_between(0, 0.3)[1])
+    build: float = _num(0.0, 0.0, 1.0, "spread of body size and girth (0 = the default players' +-5 %)",
+                        draw=_between(0.3, 1.0)[0], rnd=_between(0.3, 1.0)[1])
     mask_colour: str = _choice("default", ("default", "black", "dark_blue", "mixed"),
                                "the masks' colour (mixed: each player's own)",
-                               draw=lambda r: r.choice(("black", "dark_blue", "mixed")))
+                               draw=lambda r: r.choice(("black", "dark_blue", "mixed")),
+                               rnd="black, dark_blue or mixed")
     mask_pattern: float = _num(0.0, 0.0, 1.0, "share of patterned masks (stripes, dots, lace)",
-                               draw=lambda r: r.uniform(0, 0.6))
+                               draw=_between(0, 0.6)[0], rnd=_between(0, 0.6)[1])
     mask_material: str = _choice("default", ("default", "cloth", "hard", "mixed"),
                                  "cloth (matte, woven) or hard (glossy shell) masks",
-                                 draw=lambda r: r.choice(("cloth", "hard", "mixed")))
+                                 draw=lambda r: r.choice(("cloth", "hard", "mixed")),
+                                 rnd="cloth, hard or mixed")
 
 
 def _table_colour(r: Rng) -> tuple[float, float, float]:
@@ -178,8 +200,8 @@ def _table_colour(r: Rng) -> tuple[float, float, float]:
 class Table:
     shape: str = _choice("oval", ("oval", "rectangle"), "table shape (rectangle: rounded corners)")
     length: float = _num(3.1, 2.4, 3.8, "table length (head to foot)", unit="m",
-                         draw=lambda r: r.uniform(2.6, 3.6))
-    width: float = _num(1.8, 1.4, 2.4, "table width", unit="m", draw=lambda r: r.uniform(1.5, 2.2))
+                         draw=_between(2.6, 3.6)[0], rnd=_between(2.6, 3.6)[1])
+    width: float = _num(1.8, 1.4, 2.4, "table width", unit="m", draw=_between(1.5, 2.2)[0], rnd=_between(1.5, 2.2)[1])
     colour: tuple[float, float, float] = _colour((0.16, 0.30, 0.22), "the top's colour", _table_colour)
     surface: str = _choice("cloth", ("cloth", "wood", "plastic"), "cloth, bare wood or a smooth plastic top")
 
@@ -187,9 +209,9 @@ class Table:
 @dataclass(frozen=True)
 class Props:
     name_plates: bool = _flag(False, "a numbered name plate in front of every seat")
-    bottles: int = _num(0, 0, 8, "bottles on the table", integer=True, draw=lambda r: r.randint(0, 5))
-    phones: int = _num(0, 0, 6, "phones on the table", integer=True, draw=lambda r: r.randint(0, 4))
-    papers: int = _num(0, 0, 8, "sheets of paper on the table", integer=True, draw=lambda r: r.randint(0, 5))
+    bottles: int = _num(0, 0, 8, "bottles on the table", integer=True, draw=lambda r: r.randint(0, 5), rnd="0-5")
+    phones: int = _num(0, 0, 6, "phones on the table", integer=True, draw=lambda r: r.randint(0, 4), rnd="0-4")
+    papers: int = _num(0, 0, 8, "sheets of paper on the table", integer=True, draw=lambda r: r.randint(0, 5), rnd="0-5")
 
 
 @dataclass(frozen=True)
@@ -197,7 +219,7 @@ class People:
     judge: bool = _flag(False, "the judge stands at the head of the table and walks round it now and then",
                         p=0.8)
     judge_walks: float = _num(0.5, 0.0, 2.0, "the judge's walks per minute (each out to a spot by the table, "
-                              "a pause, and back)", unit="/min", draw=lambda r: r.uniform(0.3, 1.5))
+                              "a pause, and back)", unit="/min", draw=_between(0.3, 1.5)[0], rnd=_between(0.3, 1.5)[1])
     spectators: int = _num(0, 0, 4, "people standing behind the players (as seen from the camera)",
                            integer=True)
 
@@ -260,17 +282,13 @@ class Conditions:
 def _range_text(f) -> str:
     m = f.metadata
     if m["kind"] in ("num", "int"):
-        text = f"{_fmt(m['lo'])}-{_fmt(m['hi'])}" + (f" {m['unit']}" if m["unit"] else "")
+        text = _span(m["lo"], m["hi"]) + (f" {m['unit']}" if m["unit"] else "")
         return text + (" or null" if m["optional"] else "")
     if m["kind"] == "choice":
         return "one of " + ", ".join(map(str, m["options"]))
     if m["kind"] == "bool":
         return "true or false"
     return "[r, g, b], each 0-1"
-
-
-def _fmt(x) -> str:
-    return str(int(x)) if float(x).is_integer() else str(x)
 
 
 def check_value(path: str, f, value: Any, where: str) -> Any:
@@ -368,11 +386,11 @@ def _round(v):
 
 
 def field_docs() -> list[tuple[str, str, str, str, str]]:
-    """(field, default, allowed range, random range note, doc) for docs/synth.md."""
+    """(field, default, allowed range, random draws, doc) for docs/synth.md."""
     rows = []
     for group, cls in GROUPS.items():
         for f in fields(cls):
             default = f.default if f.default is not MISSING else None
             rows.append((f"{group}.{f.name}", json.dumps(list(default) if isinstance(default, tuple) else default),
-                         _range_text(f), f.metadata["doc"]))
+                         _range_text(f), f.metadata["rnd"], f.metadata["doc"]))
     return rows
