@@ -36,7 +36,7 @@ def name_plate(mb: MeshBuilder, centre, facing_rot: np.ndarray, number: int) -> 
             normal = -normal
         # u across the face as a reader sees it, v up
         uv = np.array([[0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0]], float)
-        if side < 0:
+        if side > 0:   # seen from the table's middle, the seat's right runs to the viewer's left
             uv[:, 0] = 1 - uv[:, 0]
         idx = np.array([[0, 1, 2], [0, 2, 3]], np.int32)
         mb.add(corners, np.tile(normal, (4, 1)), idx, (0.93, 0.92, 0.88), Material.PLATE, 1.0, uv,
