@@ -149,11 +149,12 @@ def conditions_from_args(args) -> Conditions | None:
         raise UserError(str(exc)) from None
 
 
-def describe_conditions(cond: Conditions) -> str:
+def describe_conditions(cond: Conditions, camera: dict) -> str:
     """One line: what a viewer of the video would notice first."""
     c, li, cap = cond.camera, cond.light, cond.capture
-    dist = "framed" if c.distance is None else f"{c.distance:.2f} m"
-    return (f"conditions: camera at {c.azimuth:.0f} deg, {dist}, {c.height:.2f} m high, fov {c.fov:.0f}, "
+    dist = f"{camera['distance']:.2f} m" + (" (framed)" if c.distance is None else "")
+    return (f"conditions: camera at {c.azimuth:.0f} deg, {dist}, {c.height:.2f} m high, "
+            f"{camera['tilt']:.0f} deg down, fov {c.fov:.0f}, "
             f"{cap.width}x{cap.height} {cap.fps} fps crf {cap.crf}; light {li.level:.2f}"
             f"{', spot' if li.spot else ''}{', mixed' if li.mixed else ''}; "
             f"judge {'yes' if cond.people.judge else 'no'}, {cond.people.spectators} behind")
@@ -173,8 +174,7 @@ def run_synth(args) -> int:
     kinds = ", ".join(v["type"] for v in game.truth["violations"]) or "none"
     print(f"game: seed {opts.seed} (sub-seed {game.game_seed}), {game.duration:.1f} s, injected: {kinds}")
     if opts.conditions is not None:
-        from .conditions import conditions_from_dict
-        print(describe_conditions(conditions_from_dict(game.truth["conditions"], "resolved")))
+        print(describe_conditions(opts.conditions, game.truth["camera"]))
     if args.clip is not None:
         game.plan.duration = min(game.plan.duration, max(1.0, args.clip))
 

@@ -238,24 +238,26 @@ def build_scene(opts: SynthOptions, duration: float = 200.0):
     from .render.world import scene_from_conditions
     if opts.lighting not in LIGHTING:
         raise SynthError(f"unknown lighting {opts.lighting!r}; choose from {', '.join(LIGHTING)}")
-    return scene_from_conditions(opts.effective_conditions(), opts.seed, duration)[0]
+    return scene_from_conditions(opts.effective_conditions(), opts.seed, duration)
 
 
 def add_world_truth(game: Game) -> None:
-    """truth.json's record of a wider world: the conditions as resolved, each
-    seat's look and view, the judge's walks and the seats they hide, the props."""
+    """truth.json's record of a wider world: the conditions and the camera
+    they placed, each seat's look and view, the judge's walks and the seats
+    they hide, the props."""
     from .render.looks import SlotLook, look_record
-    from .render.world import scene_from_conditions
+    from .render.world import camera_record, scene_from_conditions
     from .view import judge_occlusions, seat_views
     opts = game.options
-    scene, resolved = scene_from_conditions(opts.conditions, opts.seed, game.duration)
+    scene = scene_from_conditions(opts.conditions, opts.seed, game.duration)
     game.scene = scene
     world = scene.world
     looks = world.looks if world is not None else {}
     views, state = seat_views(scene)
     judge = world.judge if world is not None else None
     t = game.truth
-    t["conditions"] = resolved.to_dict()
+    t["conditions"] = opts.conditions.to_dict()
+    t["camera"] = camera_record(scene.camera)
     t["looks"] = {str(s): look_record(seat.appearance, looks.get(s, SlotLook()))
                   for s, seat in sorted(scene.seats.items())}
     t["view"] = views

@@ -1,10 +1,9 @@
 """Conditions -> a scene (docs/synth.md "Conditions").
 
 `scene_from_conditions(conditions, seed, duration)` builds the table scene a
-`conditions.Conditions` describes and returns it with the conditions as
-resolved (a framed camera's distance filled in). `Conditions()` gives exactly
-the default scene (the same camera, lights, players and room, the default
-shader), so default renders keep their pixels.
+`conditions.Conditions` describes (a pure function of its arguments).
+`Conditions()` gives exactly the default scene (the same camera, lights,
+players and room, the default shader), so default renders keep their pixels.
 """
 from __future__ import annotations
 
@@ -70,9 +69,11 @@ def table_spec(cond: Conditions) -> TableSpec:
                      colour=tuple(t.colour), surface=t.surface)
 
 
-def _camera_at(cam_cond, distance: float, width: int, height: int) -> Camera:
+def _camera_at(cam_cond, distance: float, width: int, height: int, aim=None) -> Camera:
+    """The camera at `distance`; `aim` (a world point) for a framed camera
+    without a tilt, else it looks 0.45 m past the table centre like the default one."""
     c = cam_cond
-    if c.azimuth == 0 and c.roll == 0 and c.distortion == 0:
+    if aim is None and c.azimuth == 0 and c.roll == 0 and c.distortion == 0:
         kwargs = {}
         if c.tilt is not None:
             # as the default camera: it looks at a point 0.45 m past the table centre; tilt sets its height
@@ -83,6 +84,8 @@ def _camera_at(cam_cond, distance: float, width: int, height: int) -> Camera:
     look = (math.cos(a), -math.sin(a))
     tz = 0.45 if c.tilt is None else c.height - (distance + 0.45) * math.tan(math.radians(c.tilt))
     target = (0.45 * look[0], 0.45 * look[1], tz)
+    if aim is not None and c.tilt is None:
+        target = tuple(float(x) for x in aim)
     return Camera(position=pos, target=target, fov_y_deg=c.fov, width=width, height=height,
                   roll_deg=c.roll, distortion=c.distortion)
 
@@ -107,6 +110,26 @@ def _fits(camera: Camera, pts: np.ndarray) -> bool:
                        & (px[:, 1] >= m * camera.height) & (px[:, 1] <= (1 - m) * camera.height)))
 
 
+def aimed_camera(cam_cond, distance: float, width: int, height: int, pts: np.ndarray) -> Camera:
+    """A framed camera at `distance` aimed so the seats' regions are centred
+    in the frame (an operator points the camera at the players)."""
+    aim = pts.mean(0)
+    cam = _camera_at(cam_cond, distance, width, height, aim)
+    if cam_cond.tilt is not None:
+        return cam
+    for _ in range(4):
+        if np.any(cam.depth(pts) < 0.3):
+            break
+        px = cam.project(pts)
+        off = (px.min(0) + px.max(0)) / 2 - [width / 2, height / 2]
+        view = cam.view_matrix()
+        right, up = view[0, :3], view[1, :3]
+        depth = float(cam.depth(aim))
+        aim = aim + (off[0] * right - off[1] * up) * depth / cam.focal_px
+        cam = _camera_at(cam_cond, distance, width, height, aim)
+    return cam
+
+
 def framed_distance(cam_cond, width: int, height: int, scene: Scene, table: TableSpec) -> float:
     """The nearest distance (m from the table centre) at which every seat is in frame."""
     pts = _key_points(scene)
@@ -116,13 +139,13 @@ def framed_distance(cam_cond, width: int, height: int, scene: Scene, table: Tabl
     r_edge = (abs(direction[0] / table.a) ** table.exponent + abs(direction[1] / table.b) ** table.exponent) \
         ** (-1 / table.exponent)
     lo, hi = r_edge + 1.0, 12.0
-    if _fits(_camera_at(cam_cond, lo, width, height), pts):
+    if _fits(aimed_camera(cam_cond, lo, width, height, pts), pts):
         return lo
-    if not _fits(_camera_at(cam_cond, hi, width, height), pts):
+    if not _fits(aimed_camera(cam_cond, hi, width, height, pts), pts):
         return hi
-    for _ in range(24):
+    for _ in range(20):
         mid = (lo + hi) / 2
-        if _fits(_camera_at(cam_cond, mid, width, height), pts):
+        if _fits(aimed_camera(cam_cond, mid, width, height, pts), pts):
             hi = mid
         else:
             lo = mid
@@ -190,8 +213,8 @@ def _spectators(cond: Conditions, table: TableSpec, camera: Camera, seed: int, r
     return tuple(out)
 
 
-def scene_from_conditions(cond: Conditions, seed: int, duration: float = 200.0) -> tuple[Scene, Conditions]:
-    """The scene and the conditions as resolved (a framed camera's distance)."""
+def scene_from_conditions(cond: Conditions, seed: int, duration: float = 200.0) -> Scene:
+    """The scene of these conditions; `duration` (s) spreads the judge's walks."""
     cap, cam_cond = cond.capture, cond.camera
     light = lighting(cond)
     post = PostFx(blur_sigma=cap.blur, noise_sigma=cap.noise)
@@ -199,7 +222,7 @@ def scene_from_conditions(cond: Conditions, seed: int, duration: float = 200.0) 
         # the default scene, built exactly as it always was
         cam = _camera_at(cam_cond, cam_cond.distance, cap.width, cap.height)
         return build_scene(seed=seed, camera=cam, width=cap.width, height=cap.height, lighting=light,
-                           post=post), cond
+                           post=post)
     table = table_spec(cond)
     looks: dict = {}
 
@@ -209,15 +232,14 @@ def scene_from_conditions(cond: Conditions, seed: int, duration: float = 200.0) 
         return new
 
     judge_xy = head_point(table)
-    resolved = cond
-    distance = cam_cond.distance
-    if distance is None:
+    if cam_cond.distance is None:
+        # framed: seats placed first (they do not depend on the camera), then the camera
         probe = build_scene(seed=seed, camera=_camera_at(cam_cond, 5.0, cap.width, cap.height),
                             width=cap.width, height=cap.height, table=table, judge_point=judge_xy)
         distance = round(framed_distance(cam_cond, cap.width, cap.height, probe, table) * cam_cond.framing, 3)
-        resolved = cond.with_value("camera.distance", min(max(distance, 1.5), 9.0), "resolved")
-        distance = resolved.camera.distance
-    cam = _camera_at(cam_cond, distance, cap.width, cap.height)
+        cam = aimed_camera(cam_cond, distance, cap.width, cap.height, _key_points(probe))
+    else:
+        cam = _camera_at(cam_cond, cam_cond.distance, cap.width, cap.height)
     room = (max(4.5, abs(cam.position[0]) + 0.8, table.a + 3.0), max(4.2, abs(cam.position[1]) + 0.8, table.b + 3.0),
             max(3.2, cam.position[2] + 0.6))
     post = PostFx(blur_sigma=cap.blur, noise_sigma=cap.noise, shutter=cap.motion_blur / cap.fps,
@@ -238,7 +260,19 @@ def scene_from_conditions(cond: Conditions, seed: int, duration: float = 200.0) 
     world.looks = looks
     has_props = bool(cond.props.name_plates or cond.props.bottles or cond.props.phones)
     world.shader = bool(light.extended or looks or has_props or table.surface == "plastic")
-    return scene, resolved
+    return scene
+
+
+def camera_record(camera: Camera) -> dict:
+    """The camera a world was rendered with, for truth.json."""
+    pos, tgt = np.asarray(camera.position, float), np.asarray(camera.target, float)
+    d = tgt - pos
+    return {"position": [round(float(x), 4) for x in pos], "target": [round(float(x), 4) for x in tgt],
+            "distance": round(float(np.hypot(pos[0], pos[1])), 3),
+            "azimuth": round(math.degrees(math.atan2(pos[1], -pos[0])) % 360, 2),
+            "tilt": round(math.degrees(math.atan2(-d[2], np.hypot(d[0], d[1]))), 2),
+            "fov": camera.fov_y_deg, "roll": camera.roll_deg, "distortion": camera.distortion,
+            "focal_px": round(camera.focal_px, 3), "width": camera.width, "height": camera.height}
 
 
 def build_world_static(scene: Scene) -> tuple[np.ndarray, np.ndarray]:

@@ -61,7 +61,7 @@ OPTIONS = [
 
 @pytest.fixture(scope="module")
 def default_frames(gl):
-    scene, _ = scene_from_conditions(_small(Conditions()), 21, 60.0)
+    scene = scene_from_conditions(_small(Conditions()), 21, 60.0)
     return {t: render_frame(scene, _votes(), t) for t in (0.3, 2.0)}
 
 
@@ -71,8 +71,8 @@ def test_each_condition_renders_changes_the_frame_and_is_deterministic(key, valu
     if key == "light.drift":   # drift needs time to show: a short period
         cond = cond.with_value("light.drift_period", 6.0)
     t = 2.0 if key != "capture.motion_blur" else 0.3   # a fist is on its way down at 0.3 s
-    a = render_frame(scene_from_conditions(cond, 21, 60.0)[0], _votes(), t)
-    b = render_frame(scene_from_conditions(cond, 21, 60.0)[0], _votes(), t)
+    a = render_frame(scene_from_conditions(cond, 21, 60.0), _votes(), t)
+    b = render_frame(scene_from_conditions(cond, 21, 60.0), _votes(), t)
     assert a.shape == (H, W, 3)
     assert np.array_equal(a, b), "same seed and conditions must give the same pixels"
     diff = np.abs(a.astype(int) - default_frames[t]).mean()
@@ -167,7 +167,9 @@ def test_truth_records_the_world_and_a_recorded_world_remakes_the_game(tmp_path,
     assert main(["synth", "--seed", "906", "--conditions", "random", "--no-video", "--out", str(a)]) == 0
     truth = json.loads((a / "truth.json").read_text())
     cond = conditions_from_dict(truth["conditions"])
-    assert cond.camera.distance is not None       # a framed camera is recorded with its distance
+    assert cond == draw_conditions(906)
+    cam = truth["camera"]   # the framed camera: where it stood and where it looked
+    assert 30 <= cam["fov"] <= 75 and 1.6 <= cam["position"][2] <= 3.5 and cam["distance"] > 1.5
     assert sorted(truth["view"], key=int) == [str(s) for s in range(1, 11)]
     for v in truth["view"].values():
         assert 0 <= v["visible"] <= v["in_frame"] <= 1 and 0 <= v["zone_visible"] <= 1
@@ -202,7 +204,7 @@ def test_calibration_is_exact_under_every_camera_placement(place, gl):
     cond = _small(Conditions(), clean=True).with_value("capture.width", 384).with_value("capture.height", 216)
     for k, v in place.items():
         cond = cond.with_value(f"camera.{k}", v)
-    scene, _ = scene_from_conditions(cond, 5, 60.0)
+    scene = scene_from_conditions(cond, 5, 60.0)
     regions = seat_regions(scene)
     truth = truth_at(scene, _votes(), 2.0)
     full = render_frame(scene, _votes(), 2.0).astype(int)
@@ -248,18 +250,19 @@ def test_recorded_judge_occlusion_matches_the_pixels(gl):
     from sample_videos.view import judge_occlusions, seat_views
     base = _small(Conditions(), clean=True).with_value("capture.width", 320).with_value("capture.height", 180) \
         .with_value("camera.azimuth", 90).with_value("camera.distance", None).with_value("people.judge_walks", 2.0)
-    scene, resolved = scene_from_conditions(base.with_value("people.judge", True), 2, 60.0)
+    judged = base.with_value("people.judge", True)
+    scene = scene_from_conditions(judged, 2, 60.0)
     _, state = seat_views(scene)
-    occ = [o for o in judge_occlusions(scene, state, 60.0) if o["t1"] - o["t0"] >= 1.0 and o["body"] >= 0.15]
-    assert occ, "this setting is chosen so that the judge stands in front of a seat"
-    o = occ[0]
-    t = (o["t0"] + o["t1"]) / 2
-    judged, _ = scene_from_conditions(resolved, 2, 60.0)   # the judge is in `resolved`; and without:
-    no_judge, _ = scene_from_conditions(resolved.with_value("people.judge", False), 2, 60.0)
+    # one walking sample (0.2 s) in which the judge passes in front of a seat
+    occ = [o for o in judge_occlusions(scene, state, 60.0) if o["t1"] - o["t0"] < 0.21 and o["body"] >= 0.2]
+    assert occ, "this setting is chosen so that the judge walks in front of the seats"
+    o = max(occ, key=lambda o: o["body"])
+    t = o["t0"]   # the sample's own time
+    no_judge = scene_from_conditions(base, 2, 60.0)
     rest = {s: SeatScript(s, ()) for s in range(1, 11)}
     gone = dict(rest)
     gone[o["seat"]] = SeatScript(o["seat"], (event(0.0, "leave", after=0.1),))
-    with_judge = render_frame(judged, rest, t).astype(int)
+    with_judge = render_frame(scene, rest, t).astype(int)
     without = render_frame(no_judge, rest, t).astype(int)
     without_seat = render_frame(no_judge, gone, t).astype(int)
     seat_px = np.abs(without - without_seat).sum(-1) > 0
