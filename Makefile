@@ -8,7 +8,7 @@ STAMP   := $(VENV)/.installed
 RENDER_APT  := libegl1 libegl-mesa0 libgl1-mesa-dri libgles2
 BROWSER_APT := chromium chromium-driver
 
-.PHONY: venv test test-fast demo sample render-deps browser-deps bench eval clean
+.PHONY: venv test test-fast lint demo sample render-deps browser-deps bench eval clean
 
 venv: $(STAMP)
 
@@ -27,8 +27,13 @@ render-deps:
 browser-deps:
 	@command -v chromium >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(BROWSER_APT); }
 
-test: venv render-deps browser-deps
+test: venv render-deps browser-deps lint
 	$(BIN)/python -m pytest
+
+# ruff and mypy, configured in pyproject.toml; `make test` runs them first.
+lint: venv
+	$(BIN)/ruff check .
+	$(BIN)/mypy
 
 test-fast: venv
 	$(BIN)/python -m pytest -m "not slow and not browser"

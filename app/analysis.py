@@ -1,24 +1,8 @@
-"""The analysis hook (`review.pipeline.analyze`) and a progress reader with time left."""
+"""A progress reader with time left, for `review.pipeline.analyze`'s reports."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any, Callable
-
-
-class AnalysisUnavailable(Exception):
-    pass
-
-
-def analyze_hook() -> Callable[..., Any]:
-    """`review.pipeline.analyze(game_dir, progress=cb)`, or AnalysisUnavailable."""
-    try:
-        from review import pipeline
-    except ImportError as exc:
-        raise AnalysisUnavailable(f"review.pipeline is not installed ({exc.name})") from None
-    fn = getattr(pipeline, "analyze", None)
-    if not callable(fn):
-        raise AnalysisUnavailable("review.pipeline has no analyze()")
-    return fn
 
 
 @dataclass

@@ -102,33 +102,6 @@ def draw_seats(frame: np.ndarray, boxes: Mapping[int, Box],
     return out
 
 
-HAND_CONNECTIONS = ((0, 1), (1, 2), (2, 3), (3, 4), (0, 5), (5, 6), (6, 7), (7, 8), (5, 9),
-                    (9, 10), (10, 11), (11, 12), (9, 13), (13, 14), (14, 15), (15, 16),
-                    (13, 17), (17, 18), (18, 19), (19, 20), (0, 17))
-
-
-def draw_hand_landmarks(image: np.ndarray) -> tuple[np.ndarray, int]:
-    """MediaPipe hand landmarks drawn on `image` (via vision); returns (image, hands found)."""
-    from vision.hands.detector import detect_hands  # heavy; loaded only on demand
-
-    out = image.copy()
-    hands = detect_hands(image)
-    for hand in hands:
-        pts = [(int(p[0]), int(p[1])) for p in hand.landmarks_px]
-        for a, b in HAND_CONNECTIONS:
-            cv2.line(out, pts[a], pts[b], (0, 255, 120), 2)
-        for p in pts:
-            cv2.circle(out, p, 3, (255, 0, 80), -1)
-    return out, len(hands)
-
-
-def png_bytes(image: np.ndarray) -> bytes:
-    ok, buf = cv2.imencode(".png", cv2.cvtColor(image, cv2.COLOR_RGB2BGR))
-    if not ok:
-        raise FrameError("could not encode the frame as PNG")
-    return buf.tobytes()
-
-
 def cut_clip(video: str | Path, t0: float, t1: float, cache_dir: Path | None = None) -> Path:
     """A browser-playable H.264 clip of [t0, t1], cached outside the game folder.
 

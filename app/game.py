@@ -11,12 +11,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
+from engine.profiles import Profile, ProfileError, get_profile, profile_for_game
 from review.incidents import Incident, IncidentFormatError, load_incidents
 from review.recount_file import RecountFile, RecountFormatError, load_recount
-from review.workspace import GameWorkspace, WorkspaceError, WorkspaceState
+from review.workspace import GameWorkspace, WorkspaceError, WorkspaceState, is_game_dir
 
 GAMES_ENV = "MAFVAR_GAMES"  # os.pathsep-separated game folders or folders of games
-DEFAULT_PROFILE = "mafclub-2023"
 
 
 class GameLoadError(Exception):
@@ -47,9 +47,13 @@ class LoadedGame:
         return str(cams[0].get("id")) if cams and isinstance(cams[0], dict) and cams[0].get("id") else None
 
     @property
-    def profile(self) -> str:
+    def profile(self) -> Profile:
+        """The game's rule profile (the default one when the protocol names none it knows)."""
         game = (self.protocol or {}).get("game") or {}
-        return str(game.get("profile") or DEFAULT_PROFILE)
+        try:
+            return profile_for_game(game if isinstance(game, dict) else {})
+        except ProfileError:
+            return get_profile()
 
     @property
     def title(self) -> str:
@@ -63,13 +67,6 @@ class LoadedGame:
 
     def incident(self, incident_id: str) -> Incident | None:
         return next((i for i in self.incidents if i.id == incident_id), None)
-
-    def seat_names(self) -> dict[int, str]:
-        out = {}
-        for s in (self.protocol or {}).get("seats", []) or []:
-            if isinstance(s, dict) and isinstance(s.get("seat"), int):
-                out[s["seat"]] = str(s.get("name") or "")
-        return out
 
 
 def load_game(path: str | os.PathLike[str]) -> LoadedGame:
@@ -101,10 +98,6 @@ def load_game(path: str | os.PathLike[str]) -> LoadedGame:
         except (RecountFormatError, OSError) as exc:
             problems.append(f"recount.json cannot be read: {exc}")
     return LoadedGame(ws, state, protocol, incidents, recount, tuple(problems))
-
-
-def is_game_dir(path: Path) -> bool:
-    return (path / "protocol.json").is_file()
 
 
 def find_games(roots: Iterable[str | os.PathLike[str]]) -> list[Path]:

@@ -2,18 +2,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
 
-
-class ReviewerRole(str, Enum):
-    CHIEF_JUDGE = "chief_judge"
-    SIDE_JUDGE = "side_judge"
-    ORGANISER = "organiser"
-
-    @property
-    def label(self) -> str:
-        return {"chief_judge": "Chief judge", "side_judge": "Side judge",
-                "organiser": "Organiser"}[self.value]
+from review.store import ReviewerRole
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ if _ROOT not in sys.path:
 import streamlit as st  # noqa: E402
 
 from app.game import find_games, roots_from_env  # noqa: E402
-from app.identity import ReviewerRole  # noqa: E402
+from review.store import ReviewerRole  # noqa: E402
 from app.ui import GAME_KEY, INCIDENT_KEY, NAME_KEY, PAGE_FILES, ROLE_KEY, reviewer  # noqa: E402
 
 st.set_page_config(page_title="mafvar review", page_icon="⚖️", layout="wide")

@@ -1,14 +1,18 @@
 """The game's phases on the video clock, for the timeline chart.
 
-Uses `engine.timeline` when it exists; otherwise derives a coarse list
-(nights, speeches, vote calls) from the protocol's own event times, which is
-enough to navigate: every event with a time and a camera offset lands on the
-video clock.
+Uses `engine.timeline`; when the engine cannot replay the protocol, derives a
+coarse list (nights, speeches, vote calls) from the protocol's own event
+times, which is enough to navigate: every event with a time and a camera
+offset lands on the video clock.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
+
+from engine.protocol import Protocol
+from engine.replay import replay
+from engine.timeline import build_timeline
 
 
 @dataclass(frozen=True)
@@ -23,12 +27,6 @@ class PhaseSpan:
 
 def phases_from_engine(protocol_doc: Mapping[str, Any]) -> list[PhaseSpan] | None:
     """The engine's phase timeline on the video clock, or None when the engine cannot give it."""
-    try:
-        from engine.protocol import Protocol
-        from engine.replay import replay
-        from engine.timeline import build_timeline
-    except ImportError:
-        return None
     try:
         proto = Protocol.from_dict(dict(protocol_doc))
         intervals = build_timeline(proto, replay(proto))

@@ -2,8 +2,10 @@
 
 The engine cites clauses ("MC 2.4.7", "SM 6.5", "RU L17") but does not carry
 their text; the rulebooks live beside the project (../shared/seeds, see
-rules-spec §0), one per profile. This reads the numbered paragraph from
-there; when the books are absent the page says so instead of guessing.
+rules-spec §0). Which books a clause code stands for is each profile's own
+declaration (engine/profiles/*.json `code` and `sources`). This reads the
+numbered paragraph from there; when the books are absent the page says so
+instead of guessing.
 """
 from __future__ import annotations
 
@@ -12,10 +14,14 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
+from engine.profiles import Profile, all_profiles
+
 RULEBOOKS_ENV = "MAFVAR_RULEBOOKS"
-# rules-spec §0: MC = 000 (English; 001 Russian), CC = 002, SM = 003, RU = 004 (cited by line)
-BOOK_OF_CODE = {"MC": ("000", "001"), "CC": ("002",), "SM": ("003",), "RU": ("004",)}
-CODE_OF_PROFILE = {"mafclub-2023": "MC", "classic-club": "CC", "sport-mafia": "SM", "ru-club": "RU"}
+
+
+def books_of_code() -> dict[str, tuple[str, ...]]:
+    """Clause code -> the rulebooks it cites (e.g. MC -> 000, 001), from the profiles."""
+    return {p.code: p.sources for p in all_profiles()}
 
 
 def rulebook_dir() -> Path | None:
@@ -33,16 +39,16 @@ def _book_lines(prefix: str, folder: str) -> tuple[str, ...]:
     return ()
 
 
-def split_clause(clause: str, profile: str) -> tuple[str, str]:
+def split_clause(clause: str, profile: Profile) -> tuple[str, str]:
     """("MC", "2.4.7") from "MC 2.4.7"; a bare number takes the profile's code."""
     clause = clause.strip()
-    m = re.match(r"^(MC|CC|SM|RU)\s+(.+)$", clause)
-    if m:
-        return m.group(1), m.group(2).strip()
-    return CODE_OF_PROFILE.get(profile, "MC"), clause
+    code, _, rest = clause.partition(" ")
+    if rest and code in books_of_code():
+        return code, rest.strip()
+    return profile.code, clause
 
 
-def clause_text(clause: str, profile: str) -> str | None:
+def clause_text(clause: str, profile: Profile) -> str | None:
     """The paragraph of `clause` in its rulebook, or None if not found."""
     if not clause:
         return None
@@ -51,7 +57,7 @@ def clause_text(clause: str, profile: str) -> str | None:
         return None
     code, number = split_clause(clause, profile)
     number = re.split(r"[\s,;]", number)[0].rstrip(".")
-    for prefix in BOOK_OF_CODE.get(code, ()):
+    for prefix in books_of_code().get(code, ()):
         lines = _book_lines(prefix, str(folder))
         if not lines:
             continue

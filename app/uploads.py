@@ -20,6 +20,12 @@ from typing import Any
 
 import imageio_ffmpeg
 
+from engine.importers import import_file
+from engine.protocol import Protocol, ProtocolError, parse_protocol
+from engine.replay import replay
+from engine.types import Severity
+from review.workspace import PROTOCOL_FILE
+
 DEFAULT_SIZE_LIMIT = 4 * 1024 ** 3  # 4 GB
 SIZE_LIMIT_ENV = "MAFVAR_UPLOAD_LIMIT"  # bytes
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$")
@@ -89,10 +95,6 @@ def check_video(path: Path, limit: int) -> str:
 
 def native_protocol(kind: ProtocolKind, path: Path) -> dict[str, Any]:
     """The upload as a validated native protocol document (the engine's message on failure)."""
-    try:
-        from engine.protocol import ProtocolError, parse_protocol
-    except ImportError:
-        raise UploadRefused("the rules engine is not installed; cannot validate the protocol") from None
     if kind is ProtocolKind.NATIVE:
         text = path.read_text(encoding="utf-8", errors="replace")
         try:
@@ -103,16 +105,12 @@ def native_protocol(kind: ProtocolKind, path: Path) -> dict[str, Any]:
         doc.update({k: v for k, v in json.loads(text).items() if k not in doc})
     else:
         try:
-            from engine.importers import import_file
-        except ImportError:
-            raise UploadRefused(f"importing {kind.value} records is not available in this engine") from None
-        try:
             imported = import_file(kind.value, path)
         except ProtocolError as exc:
             raise UploadRefused(_engine_message(exc)) from None
         except (ValueError, KeyError, TypeError) as exc:
             raise UploadRefused(f"not a {kind.value} game record: {exc}") from None
-        doc = imported.to_dict() if hasattr(imported, "to_dict") else dict(imported)
+        doc = dict(imported)
         try:
             proto = parse_protocol(json.dumps(doc))
         except ProtocolError as exc:
@@ -129,21 +127,12 @@ def _engine_message(exc: Exception) -> str:
     return f"the protocol fails the engine's validation: {details or exc}"
 
 
-def _replay_errors(proto: Any) -> list[str]:
-    try:
-        from engine.replay import replay
-    except ImportError:  # schema validation alone until the replay exists
-        return []
+def _replay_errors(proto: Protocol) -> list[str]:
     try:
         result = replay(proto)
     except Exception as exc:  # the engine promises issues, not exceptions; be safe anyway
         return [f"replay failed: {exc}"]
-    out = []
-    for issue in getattr(result, "issues", []) or []:
-        sev = getattr(getattr(issue, "severity", None), "value", getattr(issue, "severity", None))
-        if sev == "error":
-            out.append(str(issue))
-    return out
+    return [str(issue) for issue in result.issues if issue.severity is Severity.ERROR]
 
 
 def create_workspace(root: Path, name: str, video: Upload, protocol: Upload,
@@ -174,7 +163,7 @@ def create_workspace(root: Path, name: str, video: Upload, protocol: Upload,
         except FileExistsError:
             raise UploadRefused(f"{target} already exists; choose another name") from None
         os.replace(staged_video, target / video_name)
-        (target / "protocol.json").write_text(json.dumps(doc, ensure_ascii=False, indent=2) + "\n",
+        (target / PROTOCOL_FILE).write_text(json.dumps(doc, ensure_ascii=False, indent=2) + "\n",
                                               encoding="utf-8")
         return target
     finally:

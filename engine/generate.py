@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 
-from .profiles import get_profile
+from .profiles import DEFAULT_PROFILE, get_profile
 from .protocol import event_from_dict
 from .replay import apply
 from .state import GameState, Stage, initial_state
@@ -169,6 +169,6 @@ class _Game:
         }
 
 
-def random_game(seed: int, profile: str = "mafclub-2023") -> dict:
+def random_game(seed: int, profile: str = DEFAULT_PROFILE) -> dict:
     """A legal native protocol, played to a result (or MAX_ROUNDS), reproducible by seed."""
     return _Game(seed, profile).play()

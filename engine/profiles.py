@@ -1,22 +1,25 @@
 """Rule profiles as data: every parameter of rules-spec section 1, one JSON file per profile.
 
-A `Profile` is an immutable bag of named options (engine/profiles/<name>.json) plus
-the clause each option comes from. A tournament overrides single options with
-`get_profile(name, overrides)`; a mafiaratings 13-digit rules code maps onto the
-same options with `profile_from_mafiaratings_code`.
+A `Profile` is one declared object, read from engine/profiles/<name>.json: its
+name, its clause code ("MC") and rulebooks (`sources`), every option, and the
+clause each option, and each rule the engine cites, comes from. The profiles
+are the files found there, listed in their `order`: adding a profile is adding
+a file. A tournament overrides single options with `get_profile(name,
+overrides)`; a mafiaratings 13-digit rules code maps onto the same options
+with `profile_from_mafiaratings_code`.
 """
 from __future__ import annotations
 
 import dataclasses
 import json
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Mapping
 
 PROFILE_DIR = Path(__file__).parent / "profiles"
 DEFAULT_PROFILE = "mafclub-2023"
-PROFILE_NAMES = ("mafclub-2023", "classic-club", "sport-mafia", "ru-club")
 
 
 class ProfileError(ValueError):
@@ -58,9 +61,10 @@ CHOICES: dict[str, tuple] = {
 class Profile:
     """One rule set. Field names are the option names used in JSON and overrides."""
     name: str
+    code: str                      # the clause prefix of its rulebook: MC, CC, SM, RU
     title: str
-    sources: tuple[str, ...]
-    clauses: Mapping[str, str]
+    sources: tuple[str, ...]       # the rulebooks (rules-spec section 0), e.g. ("000", "001")
+    clauses: Mapping[str, str]     # option or cited rule -> clause, e.g. "MC 2.4.7"
     deal_method: str
     deal_violation: str | None
     mask_within_seconds: int
@@ -141,25 +145,21 @@ class Profile:
     scoring: Mapping[str, Any] | None
 
 
-    def clause(self, option: str) -> str:
-        """The rule clause an option comes from ("" when the source is silent)."""
-        return self.clauses.get(option, "")
+    def clause(self, key: str) -> str:
+        """The clause of this profile's rulebook an option (or a rule the
+        engine cites) comes from; "" when the source is silent."""
+        return self.clauses.get(key, "")
 
     def options(self) -> dict[str, Any]:
         return {f.name: _thaw(getattr(self, f.name)) for f in dataclasses.fields(self)
                 if f.name not in _META}
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "title": self.title, "sources": list(self.sources),
+        return {"name": self.name, "code": self.code, "title": self.title, "sources": list(self.sources),
                 "options": self.options(), "clauses": dict(self.clauses)}
 
-    @property
-    def short(self) -> str:
-        """Clause prefix: MC, CC, SM or RU."""
-        return {"classic-club": "CC", "sport-mafia": "SM", "ru-club": "RU"}.get(self.name, "MC")
 
-
-_META = ("name", "title", "sources", "clauses")
+_META = ("name", "code", "title", "sources", "clauses")
 OPTION_NAMES: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Profile) if f.name not in _META)
 
 
@@ -190,11 +190,29 @@ def _check_options(options: Mapping[str, Any], where: str) -> None:
                                f"{', '.join(repr(c) for c in CHOICES[key])}")
 
 
+@lru_cache(maxsize=1)
+def _documents() -> dict[str, dict[str, Any]]:
+    """Every profile file, by name, in the order the profiles are listed."""
+    docs = []
+    for path in sorted(PROFILE_DIR.glob("*.json")):
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        if doc.get("name") != path.stem:
+            raise ProfileError(f"{path}: the profile is named {doc.get('name')!r}; the file must be "
+                               f"named after it")
+        docs.append(doc)
+    return {d["name"]: d for d in sorted(docs, key=lambda d: (d.get("order", len(docs)), d["name"]))}
+
+
+def profile_names() -> tuple[str, ...]:
+    """The known profiles, in their listed order (the default first)."""
+    return tuple(_documents())
+
+
 def _load_file(name: str) -> dict[str, Any]:
-    path = PROFILE_DIR / f"{name}.json"
-    if name not in PROFILE_NAMES or not path.is_file():
-        raise ProfileError(f"unknown profile {name!r}; known profiles: {', '.join(PROFILE_NAMES)}")
-    return json.loads(path.read_text(encoding="utf-8"))
+    docs = _documents()
+    if name not in docs:
+        raise ProfileError(f"unknown profile {name!r}; known profiles: {', '.join(docs)}")
+    return docs[name]
 
 
 def build_profile(doc: Mapping[str, Any], overrides: Mapping[str, Any] | None = None) -> Profile:
@@ -209,7 +227,7 @@ def build_profile(doc: Mapping[str, Any], overrides: Mapping[str, Any] | None = 
             raise ProfileError("overrides must be an object of option: value")
         _check_options(overrides, "override")
         options.update(overrides)
-    return Profile(name=doc["name"], title=doc.get("title", doc["name"]),
+    return Profile(name=doc["name"], code=doc["code"], title=doc.get("title", doc["name"]),
                    sources=tuple(doc.get("sources", ())),
                    clauses=MappingProxyType(dict(doc.get("clauses", {}))),
                    **{k: _freeze(v) for k, v in options.items()})
@@ -222,6 +240,24 @@ def get_profile(name: str | None = None, overrides: Mapping[str, Any] | None = N
     value outside an option's vocabulary.
     """
     return build_profile(_load_file(name or DEFAULT_PROFILE), overrides)
+
+
+def all_profiles() -> tuple[Profile, ...]:
+    """Every known profile (without overrides), in their listed order."""
+    return tuple(get_profile(name) for name in profile_names())
+
+
+def profile_for_game(game: Mapping[str, Any]) -> Profile:
+    """The profile a protocol's `game` object names: `profile` (default
+    mafclub-2023) with its `overrides`, or a mafiaratings `rules_code`."""
+    overrides = game.get("overrides") or None
+    name = game.get("profile")
+    if name is None and game.get("rules_code"):
+        return profile_from_mafiaratings_code(game["rules_code"], overrides=overrides)
+    return get_profile(name, overrides)
+
+
+PROFILE_NAMES: tuple[str, ...] = profile_names()
 
 
 # mafiaratings rules code: digit i selects the i-th value of option i (formats/README.md).

@@ -211,7 +211,7 @@ class Pause(Event):
 
 
 @dataclass(frozen=True)
-class Replay(Event):
+class InstantReplay(Event):
     type: ClassVar[str] = "replay"
 
 
@@ -257,7 +257,7 @@ class Note(Event):
 EVENT_TYPES: dict[str, type[Event]] = {cls.type: cls for cls in (
     Nightfall, CardPick, MafiaWake, DonWake, SheriffWake, FreeSeating, ShootingCall, Shot,
     DonCheck, SheriffCheck, Guess, Morning, Speech, Nominate, Withdraw, VoteAnnounce, Vote,
-    RaiseVote, Foul, Removal, GiveUp, Card, Pause, Replay, Otv, Concede, Result, Bonus,
+    RaiseVote, Foul, Removal, GiveUp, Card, Pause, InstantReplay, Otv, Concede, Result, Bonus,
     Appeal, Note)}
 
 
@@ -271,7 +271,7 @@ def event_from_dict(d: dict[str, Any]) -> Event:
 # ---------------------------------------------------------------- protocol
 
 @dataclass(frozen=True)
-class Camera:
+class CameraFile:
     id: str
     file: str
     offset: float = 0.0
@@ -290,21 +290,17 @@ class Protocol:
     seats: tuple[SeatEntry, ...]
     events: tuple[Event, ...]
     game: dict[str, Any] = field(default_factory=dict)
-    cameras: tuple[Camera, ...] = ()
+    cameras: tuple[CameraFile, ...] = ()
 
     @property
     def roles(self) -> dict[int, Role]:
         return {s.seat: s.role for s in self.seats}
 
-    @property
-    def profile_name(self) -> str | None:
-        return self.game.get("profile")
-
     @classmethod
     def from_dict(cls, doc: dict[str, Any]) -> "Protocol":
         seats = tuple(SeatEntry(seat=s["seat"], role=Role(s["role"]), name=s.get("name"))
                       for s in doc["seats"])
-        cams = tuple(Camera(c["id"], c["file"], float(c.get("offset", 0.0)))
+        cams = tuple(CameraFile(c["id"], c["file"], float(c.get("offset", 0.0)))
                      for c in doc.get("cameras", []))
         return cls(seats=seats, events=tuple(event_from_dict(e) for e in doc["events"]),
                    game=dict(doc.get("game", {})), cameras=cams)

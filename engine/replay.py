@@ -12,11 +12,11 @@ from typing import Callable
 
 from . import protocol as P
 from .outcome import quiet_draw, ru_extra_red_win, team_result
-from .profiles import Profile, get_profile, profile_from_mafiaratings_code, ProfileError
+from .profiles import DEFAULT_PROFILE, Profile, ProfileError, get_profile, profile_for_game
 from .shooting import resolve_shots
 from .speaking import day_closer, day_opener, speaking_order
-from .state import (Candidate, DayOutcome, Exit, GameState, Phase, RaiseRecord, Stage,
-                    VoteCall, VoteSession, initial_state)
+from .state import (Candidate, DayOutcome, Exit, GameState, GamePhase, RaiseRecord, Stage,
+                    CallTally, VoteSession, initial_state)
 from .types import ExitType, Issue, Role, Severity, audit, error, note
 from .voting import after_tie, outcome_fixed, pass_outcome, raise_allowed, raise_passes, revote_order
 
@@ -29,8 +29,10 @@ class _Step:
         self.index = index
         self.issues: list[Issue] = []
 
-    def c(self, option: str, fallback: str = "") -> str:
-        return self.profile.clause(option) or fallback
+    def c(self, *keys: str) -> str:
+        """The game's own rulebook clause for an option or a cited rule, the
+        first of `keys` its rulebook has ("" when it is silent on all)."""
+        return next((c for c in map(self.profile.clause, keys) if c), "")
 
     def error(self, code: str, msg: str, clause: str = "") -> None:
         self.issues.append(error(code, self.index, msg, clause))
@@ -45,32 +47,32 @@ class _Step:
 # ------------------------------------------------------------------ phase changes
 
 def _start_n0(state: GameState) -> GameState:
-    return replace(state, round=0, phase=Phase.NIGHT, alive_at_nightfall=state.in_game(),
+    return replace(state, round=0, phase=GamePhase.NIGHT, alive_at_nightfall=state.in_game(),
                    left_this_phase=())
 
 
 def _nightfall(state: GameState, step: _Step) -> GameState:
-    if state.phase is Phase.SETUP:
+    if state.phase is GamePhase.SETUP:
         return _start_n0(state)
-    if state.phase is Phase.DAY:
+    if state.phase is GamePhase.DAY:
         state = _close_day(state, step)
-    return replace(state, round=state.round + 1, phase=Phase.NIGHT, shots=(),
+    return replace(state, round=state.round + 1, phase=GamePhase.NIGHT, shots=(),
                    shooting_resolved=False, night_kill=None, don_checked=False,
                    sheriff_checked=False, alive_at_nightfall=state.in_game(),
                    left_this_phase=(), current_speaker=None)
 
 
 def _ensure_night(state: GameState, step: _Step, what: str) -> GameState:
-    if state.phase is Phase.NIGHT:
+    if state.phase is GamePhase.NIGHT:
         return state
     step.note("implicit_nightfall", f"{what} outside a night: assuming \"Night\" was called")
     return _nightfall(state, step)
 
 
 def _ensure_day(state: GameState, step: _Step, what: str) -> GameState:
-    if state.phase is Phase.DAY:
+    if state.phase is GamePhase.DAY:
         return state
-    if state.phase is Phase.SETUP:
+    if state.phase is GamePhase.SETUP:
         step.note("implicit_nightfall", f"{what} before any \"Night\": assuming the deal night N0 passed")
         state = _start_n0(state)
     step.note("implicit_morning", f"{what} during the night: assuming \"Morning\" was called")
@@ -78,7 +80,7 @@ def _ensure_day(state: GameState, step: _Step, what: str) -> GameState:
 
 
 def _resolve_shooting(state: GameState, step: _Step) -> GameState:
-    if state.phase is not Phase.NIGHT or state.round < 1 or state.shooting_resolved:
+    if state.phase is not GamePhase.NIGHT or state.round < 1 or state.shooting_resolved:
         return state
     shooters = [s.seat for s in state.seats if s.in_game and s.role.is_black]
     out = resolve_shots([(b, t) for b, t, _ in state.shots], shooters, state.in_game(), step.profile)
@@ -125,7 +127,7 @@ def _morning(state: GameState, step: _Step) -> GameState:
                         state.speakers or state.speech_order)
     openers = _set_at(state.openers, r, opener)
     closers = _set_at(state.closers, r, day_closer(opener, alive))
-    return replace(state, phase=Phase.DAY, openers=openers, closers=closers,
+    return replace(state, phase=GamePhase.DAY, openers=openers, closers=closers,
                    speech_order=speaking_order(opener, alive), speakers=(), current_speaker=None,
                    candidates=(), vote=None, left_this_phase=(), day_closed=False)
 
@@ -184,7 +186,7 @@ def _close_day(state: GameState, step: _Step) -> GameState:
         if s.muted and s.mute_mark:
             m_round, m_phase, m_speeches, m_vote = s.mute_mark
             slot = state.speech_order.index(s.seat) if s.seat in state.speech_order else -1
-            if m_round < r or m_phase == Phase.NIGHT.value or (not m_vote and slot >= m_speeches):
+            if m_round < r or m_phase == GamePhase.NIGHT.value or (not m_vote and slot >= m_speeches):
                 seats[i] = replace(s, muted=False, mute_mark=())
     state = replace(state, seats=tuple(seats), day_vote_exits=state.day_vote_exits + (vote_exit,))
     if r >= 1 and state.result is None:
@@ -259,7 +261,7 @@ def _removal_effect(state: GameState, seats: list[int], step: _Step) -> GameStat
     eff = step.profile.removal_vote_effect
     session = state.vote
     active = session is not None and session.stage is not Stage.DONE and not session.void \
-        and state.phase is Phase.DAY
+        and state.phase is GamePhase.DAY
     if eff == "ru":
         if active:
             calls = tuple(replace(c, voters=tuple(v for v in c.voters if v not in seats))
@@ -295,7 +297,6 @@ def _finish_session(state: GameState, status: str, eliminated, step: _Step) -> G
 
 
 def _start_session(state: GameState, step: _Step, what: str) -> GameState:
-    p = step.profile
     r = state.round
     cands = state.candidate_targets()
     if state.pending_vote_cancels:
@@ -317,7 +318,7 @@ def _vote_announce(state: GameState, ev: P.VoteAnnounce, step: _Step) -> GameSta
         expected = state.vote.candidates if state.vote.pass_index == 0 else state.vote.candidates
         if tuple(ev.candidates) != tuple(expected):
             step.audit("candidate_list", f"the list read ({_seats(ev.candidates)}) differs from the "
-                       f"nominations ({_seats(expected)})", step.c("candidate_list_reads", "MC 2.4.5"))
+                       f"nominations ({_seats(expected)})", step.c("candidate_list_reads"))
     return state
 
 
@@ -341,11 +342,11 @@ def _vote(state: GameState, ev: P.Vote, step: _Step) -> GameState:
     if ev.candidate not in remaining:
         why = "was already called in this pass" if ev.candidate in called else \
             f"is not a candidate of this pass ({_seats(s.candidates)})"
-        step.error("not_a_candidate", f"vote on seat {ev.candidate}: the seat {why}", "MC 2.4.5")
+        step.error("not_a_candidate", f"vote on seat {ev.candidate}: the seat {why}", step.c("candidate_list_reads"))
         return state
     if ev.candidate != remaining[0]:
         step.audit("vote_order", f"seat {ev.candidate} was called before seat {remaining[0]}; "
-                   "candidates are called in nomination order", "MC 2.4.5")
+                   "candidates are called in nomination order", step.c("candidate_list_reads"))
     eligible = state.in_game()
     already = {v for c in s.calls for v in (c.voters or ())}
     voters = None
@@ -373,7 +374,7 @@ def _vote(state: GameState, ev: P.Vote, step: _Step) -> GameState:
             default_count = max(0, len(eligible) - sum(prior) - len(voters))
     derived = None if voters is None else len(voters) + default_count
     count = ev.announced if ev.announced is not None else derived
-    call = VoteCall(state.round, s.pass_index, ev.candidate, eligible, ev.announced, voters, defaults,
+    call = CallTally(state.round, s.pass_index, ev.candidate, eligible, ev.announced, voters, defaults,
                     default_count, derived, count, step.index)
     unknown = s.unknown or count is None
     if count is None and not s.unknown:
@@ -413,7 +414,7 @@ def _resolve_pass(state: GameState, step: _Step) -> GameState:
     if nxt == "revote":
         order = revote_order(out.leaders, p)
         step.note("tie", f"day {r}: seats {_seats(out.leaders)} tied with {out.top}; tie speeches, then a revote",
-                  step.c("revote_fewer_tied", "MC 2.4.15"))
+                  step.c("revote_fewer_tied"))
         ns = replace(s, pass_index=s.pass_index + 1, candidates=order, calls=(),
                      passes=s.passes + (s.candidates,), tied=out.leaders, fixed=False)
         return replace(state, vote=ns)
@@ -434,11 +435,11 @@ def _raise_vote(state: GameState, ev: P.RaiseVote, step: _Step) -> GameState:
     s = state.vote
     forbidden = s is not None and s.stage is Stage.DONE and s.outcome == "raise_forbidden"
     if s is None or (s.stage is not Stage.RAISE and not forbidden):
-        step.error("raise_out_of_place", "raise vote without a repeated tie to decide", "MC 2.4.15")
+        step.error("raise_out_of_place", "raise vote without a repeated tie to decide", step.c("tie_procedure"))
         return state
     if forbidden:
         step.audit("raise_forbidden", f"a raise vote on seats {_seats(s.tied)} was held, but the profile "
-                   "forbids it here", step.c("raise_limits", step.c("kill_all")))
+                   "forbids it here", step.c("raise_limits", "kill_all"))
     eligible = state.in_game()
     voters = None
     if ev.voters is not None:
@@ -479,26 +480,26 @@ def _raise_vote(state: GameState, ev: P.RaiseVote, step: _Step) -> GameState:
 # ------------------------------------------------------------------ handlers
 
 def _h_nightfall(state, ev, step):
-    if state.phase is Phase.NIGHT:
+    if state.phase is GamePhase.NIGHT:
         step.error("nightfall_at_night", "\"Night\" called during the night", "rules-spec 2.2")
         return state
     return _nightfall(state, step)
 
 
 def _h_morning(state, ev, step):
-    if state.phase is Phase.DAY:
+    if state.phase is GamePhase.DAY:
         step.error("morning_at_day", "\"Morning\" called during the day", "rules-spec 2.2")
         return state
-    if state.phase is Phase.SETUP:
+    if state.phase is GamePhase.SETUP:
         step.note("implicit_nightfall", "\"Morning\" before any \"Night\": assuming N0 passed")
         state = _start_n0(state)
     return _morning(state, step)
 
 
 def _h_n0(state, ev, step):
-    if state.phase is Phase.SETUP:
+    if state.phase is GamePhase.SETUP:
         state = _start_n0(state)
-    if state.round != 0 or state.phase is not Phase.NIGHT:
+    if state.round != 0 or state.phase is not GamePhase.NIGHT:
         step.error("n0_event_misplaced", f"{ev.type} belongs to the deal night N0", "rules-spec 2.2")
     return state
 
@@ -521,7 +522,7 @@ def _h_shot(state, ev: P.Shot, step):
     shooter = state.seat(ev.by)
     if not shooter.role.is_black:
         step.error("shot_by_non_mafia", f"seat {ev.by} ({shooter.role.value}) is not mafia and cannot shoot",
-                   step.c("miss_if_targets_differ", "MC 2.5.2"))
+                   step.c("miss_if_targets_differ"))
         return state
     if not shooter.in_game:
         step.error("shot_by_absent", f"seat {ev.by} shoots but is out of the game", "rules-spec 2.3.2")
@@ -552,7 +553,7 @@ def _h_check(role: Role):
         truth = target.role is Role.SHERIFF if role is Role.DON else target.role.is_black
         if ev.answer is not None and ev.answer != truth:
             step.audit("check_answer_wrong", f"{what} check of seat {ev.target}: the judge answered "
-                       f"{'yes' if ev.answer else 'no'}, the roles say {'yes' if truth else 'no'}", "MC 4.20")
+                       f"{'yes' if ev.answer else 'no'}, the roles say {'yes' if truth else 'no'}", step.c("judge_error"))
         limit = step.profile.don_check_seconds if role is Role.DON else step.profile.sheriff_check_seconds
         if limit is not None and ev.t is not None and ev.t_end is not None and ev.t_end - ev.t > limit + 1:
             step.audit("check_overtime", f"{what} check took {ev.t_end - ev.t:.1f} s (limit {limit} s)",
@@ -570,13 +571,13 @@ def _h_guess(state, ev: P.Guess, step):
         return state
     if not state.first_killed_right or step.profile.first_killed_right == "none":
         step.audit("guess_not_allowed", f"seat {ev.seat} was given a first-killed guess without the right "
-                   "to one", step.c("first_killed_condition", step.c("first_killed_right")))
+                   "to one", step.c("first_killed_condition", "first_killed_right"))
         return state
     if state.guess is not None:
-        step.error("double_guess", "a second first-killed guess; the first cannot be changed", "MC 2.6.4")
+        step.error("double_guess", "a second first-killed guess; the first cannot be changed", step.c("guess_final"))
         return state
     if len(set(ev.targets)) != 3:
-        step.note("guess_size", f"the guess names {len(set(ev.targets))} distinct seats, not 3", "MC 2.6.2")
+        step.note("guess_size", f"the guess names {len(set(ev.targets))} distinct seats, not 3", step.c("guess_size"))
     return replace(state, guess=tuple(ev.targets))
 
 
@@ -586,10 +587,10 @@ def _h_speech(state, ev: P.Speech, step):
         s = state.seat(ev.seat)
         if s.in_game:
             step.audit("farewell_not_eliminated", f"seat {ev.seat} gets a {kind.replace('_', ' ')} but "
-                       "neither the votes nor the shooting removed them", "MC 2.4.14, 4.20")
+                       "neither the votes nor the shooting removed them", step.c("farewell"))
         elif s.removed and not step.profile.removal_last_word and s.exit is not ExitType.GIVE_UP:
             step.audit("last_word_after_removal", f"seat {ev.seat} was removed and has no last word",
-                       step.c("removal_last_word", "MC 4.5"))
+                       step.c("removal_last_word"))
         return state
     state = _ensure_day(state, step, "speech")
     s = state.seat(ev.seat)
@@ -600,7 +601,7 @@ def _h_speech(state, ev: P.Speech, step):
         tied = state.vote.tied if state.vote is not None else ()
         if ev.seat not in tied:
             step.audit("tie_speech_not_tied", f"seat {ev.seat} gets a tie speech but is not tied",
-                       step.c("tie_speech_seconds", "MC 2.4.15"))
+                       step.c("tie_speech_seconds"))
         return state
     if state.vote is not None:
         step.audit("speech_after_vote", f"seat {ev.seat} gives a normal speech after voting began",
@@ -610,9 +611,9 @@ def _h_speech(state, ev: P.Speech, step):
         if opener is not None and ev.seat != opener and state.seat(opener).in_game \
                 and not state.seat(opener).muted:
             step.audit("wrong_opener", f"day {state.round}: seat {ev.seat} opened, the opener is seat {opener}",
-                       step.c("opener_rotation", "MC 2.5.8"))
+                       step.c("opener_rotation"))
     if ev.seat in state.speakers:
-        step.audit("second_speech", f"seat {ev.seat} speaks twice in the same day", "MC 2.3.2")
+        step.audit("second_speech", f"seat {ev.seat} speaks twice in the same day", step.c("speech_seconds"))
     if s.muted:
         state = _muted_speech(state, ev, step)
     return replace(state, speakers=state.speakers + (ev.seat,), current_speaker=ev.seat)
@@ -627,10 +628,10 @@ def _muted_speech(state, ev: P.Speech, step):
     dur = (ev.t_end - ev.t) if ev.t is not None and ev.t_end is not None else None
     if not short_ok:
         step.audit("muted_speech", f"seat {ev.seat} speaks but lost this speech to a third foul",
-                   step.c("third_foul", "MC 4.4"))
+                   step.c("third_foul"))
     elif dur is not None and dur > p.short_speech_seconds + 2:
         step.audit("muted_speech_long", f"seat {ev.seat} on three fouls spoke {dur:.0f} s "
-                   f"(limit {p.short_speech_seconds} s)", step.c("third_foul_exceptions", "MC 4.4.1"))
+                   f"(limit {p.short_speech_seconds} s)", step.c("third_foul_exceptions"))
     return state.with_seat(ev.seat, muted=False, mute_mark=())
 
 
@@ -646,7 +647,7 @@ def _h_nominate(state, ev: P.Nominate, step):
         return state
     if state.vote is not None:
         step.audit("nomination_after_vote", f"seat {ev.by} nominates {ev.target} after voting began",
-                   step.c("candidate_list_reads", "MC 2.4.5"))
+                   step.c("candidate_list_reads"))
         return state
     if ev.by == ev.target and not p.self_nomination:
         step.audit("self_nomination", f"seat {ev.by} nominates themselves", step.c("self_nomination"))
@@ -678,14 +679,14 @@ def _h_withdraw(state, ev: P.Withdraw, step):
     own = [c for c in state.candidates if c.by == ev.by and c.target == ev.target]
     if not own:
         step.audit("withdraw_not_own", f"seat {ev.by} withdraws seat {ev.target}, which is not their "
-                   "nomination", step.c("withdrawal", "MC 2.3.9"))
+                   "nomination", step.c("withdrawal"))
         return state
     if state.vote is not None:
         step.audit("withdraw_after_vote", "withdrawal after voting began", step.c("withdrawal"))
         return state
     if state.current_speaker is not None and state.current_speaker != ev.by:
         step.audit("withdraw_out_of_turn", f"seat {ev.by} withdraws outside their own speech",
-                   step.c("withdrawal", "MC 2.3.9"))
+                   step.c("withdrawal"))
     return replace(state, candidates=tuple(c for c in state.candidates if c is not own[0]))
 
 
@@ -745,7 +746,7 @@ def _h_card(state, ev: P.Card, step):
 def _h_otv(state, ev: P.Otv, step):
     if not step.profile.otv:
         step.audit("otv_not_in_profile", "opposite-team victory declared; the profile has no OTV",
-                   step.c("otv", "SM 15"))
+                   step.c("otv"))
     return _fix_result(state, ev.team, "opposite-team victory", step)
 
 
@@ -755,18 +756,18 @@ def _h_concede(state, ev: P.Concede, step):
 
 
 def _h_result(state, ev: P.Result, step):
-    if state.phase is Phase.DAY and state.result is None:
+    if state.phase is GamePhase.DAY and state.result is None:
         state = _close_day(state, step)
-    elif state.phase is Phase.NIGHT and state.result is None:
+    elif state.phase is GamePhase.NIGHT and state.result is None:
         state = _resolve_shooting(state, step)
     state = replace(state, declared_result=ev.winner)
     if state.result is None:
         step.audit("premature_result", f"the judge declared \"{ev.winner}\" while the game could still "
-                   "go either way", "MC 4.20")
+                   "go either way", step.c("judge_error"))
         return replace(state, result=ev.winner, result_event=step.index, result_reason="declared by the judge")
     if state.result != ev.winner:
         step.audit("result_mismatch", f"the judge declared \"{ev.winner}\"; the protocol gives "
-                   f"\"{state.result}\" ({state.result_reason})", "MC 2.7.3, 4.20")
+                   f"\"{state.result}\" ({state.result_reason})", step.c("result_declared"))
     return state
 
 
@@ -775,7 +776,7 @@ def _h_bonus(state, ev: P.Bonus, step):
 
 
 def _h_replay(state, ev, step):
-    step.note("replay", "instant replay: the game is annulled", step.c("instant_replay", "MC 4.13"))
+    step.note("replay", "instant replay: the game is annulled", step.c("instant_replay"))
     return replace(state, annulled=True)
 
 
@@ -835,7 +836,7 @@ class Replay:
         return None if self.final.annulled else self.final.result
 
     @property
-    def vote_calls(self) -> tuple[VoteCall, ...]:
+    def vote_calls(self) -> tuple[CallTally, ...]:
         return self.final.vote_calls
 
     @property
@@ -858,12 +859,10 @@ def resolve_profile(protocol: P.Protocol, profile: Profile | str | None = None) 
     """The profile to replay with: explicit argument, else the protocol's game metadata."""
     if isinstance(profile, Profile):
         return profile
-    game = protocol.game or {}
-    overrides = game.get("overrides") or None
-    name = profile or game.get("profile")
-    if name is None and game.get("rules_code"):
-        return profile_from_mafiaratings_code(game["rules_code"], overrides=overrides)
-    return get_profile(name, overrides)
+    game = dict(protocol.game or {})
+    if profile:
+        game["profile"] = profile
+    return profile_for_game(game)
 
 
 def setup_issues(protocol: P.Protocol) -> list[Issue]:
@@ -891,7 +890,7 @@ def replay(protocol: P.Protocol, profile: Profile | str | None = None) -> Replay
     try:
         prof = resolve_profile(protocol, profile)
     except ProfileError as exc:
-        issues.append(error("profile", None, f"{exc}; using {profile or 'mafclub-2023'} defaults"))
+        issues.append(error("profile", None, f"{exc}; using {profile or DEFAULT_PROFILE} defaults"))
         try:
             prof = get_profile(profile if isinstance(profile, str) else None)
         except ProfileError:

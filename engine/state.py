@@ -12,7 +12,7 @@ from enum import Enum
 from .types import ExitType, Role, Team
 
 
-class Phase(str, Enum):
+class GamePhase(str, Enum):
     SETUP = "setup"   # before the first "Night"
     NIGHT = "night"
     DAY = "day"
@@ -60,7 +60,7 @@ class Candidate:
 
 
 @dataclass(frozen=True)
-class VoteCall:
+class CallTally:
     """One candidate's call in one pass (pass 0 = first vote, 1.. = revotes)."""
     round: int
     pass_index: int
@@ -105,7 +105,7 @@ class VoteSession:
     round: int
     pass_index: int
     candidates: tuple[int, ...]          # this pass, in call order
-    calls: tuple[VoteCall, ...] = ()     # this pass so far
+    calls: tuple[CallTally, ...] = ()     # this pass so far
     passes: tuple[tuple[int, ...], ...] = ()  # candidates of earlier passes
     stage: Stage = Stage.CALLS
     tied: tuple[int, ...] = ()           # the tie under discussion (revote or raise)
@@ -138,7 +138,7 @@ class DayOutcome:
 class GameState:
     seats: tuple[SeatState, ...]
     round: int = -1                      # mafiaratings round; -1 before the first "Night"
-    phase: Phase = Phase.SETUP
+    phase: GamePhase = GamePhase.SETUP
     openers: tuple[int | None, ...] = ()  # day opener per round
     closers: tuple[int | None, ...] = ()  # day closer per round
     speech_order: tuple[int, ...] = ()    # today's derived speaking order
@@ -168,7 +168,7 @@ class GameState:
     declared_result: str | None = None
     annulled: bool = False
     exits: tuple[Exit, ...] = ()
-    vote_calls: tuple[VoteCall, ...] = ()
+    vote_calls: tuple[CallTally, ...] = ()
     raises: tuple[RaiseRecord, ...] = ()
     day_outcomes: tuple[DayOutcome, ...] = ()
     cards: tuple[tuple[int, str], ...] = ()

@@ -20,6 +20,7 @@ from .profiles import Profile
 from .replay import Replay
 from .state import GameState
 from .types import Role
+from .voting import vote_window
 
 
 class Kind(str, Enum):
@@ -99,27 +100,6 @@ def _grant(seats: Iterable[int], permits: Iterable[Permit]) -> dict[int, frozens
 
 def _holders(state: GameState, *roles: Role) -> tuple[int, ...]:
     return tuple(s.seat for s in state.seats if s.in_game and s.role in roles)
-
-
-def _end_time(events: tuple[P.Event, ...], start: int, stop_types: tuple[str, ...]) -> float | None:
-    """The time of the first event after `start` whose type is in stop_types."""
-    for ev in events[start + 1:]:
-        if ev.type in stop_types:
-            return ev.t
-    return None
-
-
-def _vote_window(ev: P.Vote, profile: Profile) -> tuple[float | None, float | None]:
-    """When a fist counts for this call, per the profile (rules-spec 4.1)."""
-    opens = {"call_end": ev.t_call_end, "call": ev.t, "call1": ev.t, "number": ev.t}.get(
-        profile.vote_window_opens, ev.t_call_end)
-    if opens is None:
-        opens = ev.t_call_end if ev.t_call_end is not None else ev.t
-    closes = ev.t_thanks
-    grace = profile.vote_grace_after_call2_seconds
-    if grace is not None and ev.t_call2 is not None:
-        closes = max(c for c in (closes, ev.t_call2 + grace) if c is not None)
-    return opens, closes
 
 
 class _Builder:
@@ -252,7 +232,8 @@ class _Builder:
                 call = next((c for c in reversed(after.vote_calls) if c.event == i), None)
                 pass_index = call.pass_index if call else 0
                 eligible = call.eligible if call else before.in_game()
-                opens, closes = _vote_window(ev, prof)
+                window = vote_window(prof, ev.t, ev.t_call_end, ev.t_call2, ev.t_thanks)
+                opens, closes = window.opens, window.closes
                 t1 = closes if closes is not None else ev.t_end
                 self.open_voting["t_last"] = t1
                 label = f"day {day_number(r)}, {'vote' if pass_index == 0 else f'revote {pass_index}'} on {ev.candidate}"

@@ -18,7 +18,7 @@ def pass_outcome(counts: Mapping[int, int | None], order: tuple[int, ...]) -> Pa
     """Unique maximum or tie among the called candidates (order = call order)."""
     if any(counts.get(c) is None for c in order):
         return PassOutcome("unknown", (), None)
-    top = max(counts[c] for c in order)
+    top = max(n for n in (counts[c] for c in order) if n is not None)
     leaders = tuple(c for c in order if counts[c] == top)
     return PassOutcome("unique" if len(leaders) == 1 else "tie", leaders, top)
 
@@ -89,29 +89,42 @@ def raise_passes(votes_for: int, eligible: int) -> bool:
     return votes_for * 2 > eligible
 
 
-def placement_counts(profile: Profile, t_place: float, *, t_call: float | None = None,
-                     t_call_end: float | None = None, t_call2: float | None = None,
-                     t_thanks: float | None = None, t_thanks_end: float | None = None) -> bool | None:
-    """Does a fist placed at `t_place` count for the call (rules-spec 4.1 "When a placement counts")?
+@dataclass(frozen=True)
+class VoteWindow:
+    """When a fist counts for a candidate's call (rules-spec 4.1): from
+    `opens` until `closes`, the closing moment itself included where the
+    profile says so (SM: votes on "Thank you" count). None where the times
+    the profile needs are not known."""
+    opens: float | None
+    closes: float | None
+    inclusive: bool
 
-    MC/CC: t_call_end <= t_place < "Thank you" (votes on or after it are void, MC 2.4.7).
-    RU: from the saying of the number (t_call) until "Thank you", exclusive (L17).
-    SM: from the first saying (t_call) on, until the end of "Thank you" inclusive, or within
-    `vote_grace_after_call2_seconds` of the second saying (6.5-6.6).
-    None when the times the profile needs are missing.
-    """
-    opens = {"call_end": t_call_end, "call": t_call, "call1": t_call, "number": t_call}[profile.vote_window_opens]
+    @classmethod
+    def of(cls, profile: Profile, opens: float | None, closes: float | None) -> "VoteWindow":
+        """The window between two moments already placed (e.g. on the video clock)."""
+        return cls(opens, closes, profile.vote_window_closes == "on_thanks_inclusive")
+
+    def contains(self, t: float) -> bool | None:
+        """Does a fist placed at `t` count? None when an edge is unknown."""
+        if self.opens is None or self.closes is None:
+            return None
+        return self.opens <= t and (t <= self.closes if self.inclusive else t < self.closes)
+
+
+def vote_window(profile: Profile, t_call: float | None, t_call_end: float | None,
+                t_call2: float | None, t_thanks: float | None) -> VoteWindow:
+    """The profile's window for one call, from the judge's moments.
+
+    MC/CC: from the end of "Who votes against No. N" to "Thank you", exclusive
+    (MC 2.4.7). RU: from the saying of the number (L17). SM: from the first
+    saying, until "Thank you" inclusive or `vote_grace_after_call2_seconds`
+    after the second saying, whichever is later (6.5-6.6)."""
+    opens = {"call_end": t_call_end, "call": t_call, "call1": t_call, "number": t_call}.get(
+        profile.vote_window_opens, t_call_end)
     if opens is None:
-        opens = t_call if t_call is not None else t_call_end
-    if opens is None or t_place < opens:
-        return None if opens is None else False
-    if profile.vote_window_closes == "on_thanks_inclusive":
-        end = t_thanks_end if t_thanks_end is not None else t_thanks
-        grace = profile.vote_grace_after_call2_seconds
-        in_grace = t_call2 is not None and grace is not None and t_place <= t_call2 + grace
-        if end is None:
-            return True if in_grace else None
-        return t_place <= end or in_grace
-    if t_thanks is None:
-        return None
-    return t_place < t_thanks
+        opens = t_call_end if t_call_end is not None else t_call
+    closes = t_thanks
+    grace = profile.vote_grace_after_call2_seconds
+    if grace is not None and t_call2 is not None:
+        closes = max(c for c in (closes, t_call2 + grace) if c is not None)
+    return VoteWindow.of(profile, opens, closes)

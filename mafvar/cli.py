@@ -1,13 +1,14 @@
 """The `mafvar` command line: one entry point that fronts every package.
 
-Each package owns its sub-commands in its own `cli` module exposing
-`register(subparsers)`; this file only wires them together, so adding a
-command never means editing another package's code.
+Each sub-command is a module of `mafvar.commands` exposing
+`register(subparsers)`; this file only lists them, in the order of
+`mafvar --help`. Command modules import the libraries (engine, vision,
+review, app, sample_videos) and `mafvar.errors`, never this file, and no
+library imports a command module (tests/test_import_graph.py holds both).
 """
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import sys
 
@@ -22,20 +23,11 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
+from mafvar.commands import analysis, audit, hands, protocol, report, review_app, synth  # noqa: E402
+from mafvar.errors import UserError  # noqa: E402
+
 # Order is the order shown in `mafvar --help`.
-COMMAND_MODULES = (
-    "engine.cli",
-    "vision.cli",
-    "sample_videos.cli",
-    "review.cli",
-    "review.cli_analysis",
-    "review.cli_audit",
-    "app.cli",
-)
-
-
-class UserError(Exception):
-    """A problem with the user's input: printed as one clear message, exit 2."""
+COMMANDS = (protocol, hands, synth, report, analysis, audit, review_app)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -44,14 +36,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Video-assisted refereeing for sport Mafia.",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMAND_MODULES:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name == name:  # the package has no CLI yet
-                continue
-            raise
-        module.register(sub)
+    for command in COMMANDS:
+        command.register(sub)
     return parser
 
 
@@ -72,7 +58,6 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         # the reader went away (`mafvar ... | head`): not an error of ours
-        import os
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
 

@@ -22,7 +22,7 @@ from typing import Callable, Iterable, Mapping, Sequence
 import numpy as np
 
 from engine.timeline import Interval, Kind
-from vision.tracks import Track
+from vision.tracks import Observed, Track
 
 # Keys in Interval.details that hold protocol-clock times.
 TIME_DETAILS = ("window_open", "window_close", "t_call_end", "t_call2", "t_thanks")
@@ -69,7 +69,7 @@ class Clock:
 
 
 @dataclass(frozen=True)
-class Placement:
+class PlacedInterval:
     interval: Interval           # times on the video clock
     confidence: float
     anchored_by: str             # manual | audio | video | protocol | interpolated
@@ -77,7 +77,7 @@ class Placement:
 
 @dataclass(frozen=True)
 class Alignment:
-    placements: tuple[Placement, ...]
+    placements: tuple[PlacedInterval, ...]
     clock: Clock | None
     matched: Mapping[str, Mark]  # expected key (kind:key) -> mark
     unmatched_expected: tuple[str, ...]
@@ -200,12 +200,12 @@ def video_marks(tracks: Iterable[Track], seats: int = 10) -> list[Mark]:
     tracks = list(tracks)
     need = max(3, seats // 2)
     out = []
-    for state, kind in (("mask_on", "nightfall"), ("mask_off", "morning")):
-        onsets = [tr.t0 for tr in tracks if tr.state == state]
+    for state, kind in ((Observed.MASK_ON, "nightfall"), (Observed.MASK_OFF, "morning")):
+        onsets = [tr.t0 for tr in tracks if tr.state is state]
         for t, n in _clusters(onsets, 4.0, need):
             # masks go on within ~1 s of the call: the cluster starts just after it
             out.append(Mark(kind, round(t - 0.5, 3), min(1.0, n / seats), "video"))
-    fists = [tr.t0 for tr in tracks if tr.state == "fist_on_table"]
+    fists = [tr.t0 for tr in tracks if tr.state is Observed.FIST_ON_TABLE]
     for t, n in _clusters(fists, 1.2, 2):
         # fists land after the call ends: the call started about a call's length before
         out.append(Mark("vote_call", round(t - CALL_SECONDS - 0.3, 3), min(1.0, 0.5 + n / 10), "video"))
@@ -388,8 +388,8 @@ def _match_around(expected: Sequence[Expected], marks: Sequence[Mark], pinned: M
     return out
 
 
-def _place(intervals: Sequence[Interval], matched: Mapping[str, Mark], clock: Clock | None) -> list[Placement]:
-    out: list[Placement] = []
+def _place(intervals: Sequence[Interval], matched: Mapping[str, Mark], clock: Clock | None) -> list[PlacedInterval]:
+    out: list[PlacedInterval] = []
     for iv in intervals:
         base = _map_interval(iv, clock) if clock is not None else iv
         t0, t1, details = base.t0, base.t1, dict(base.details)
@@ -426,11 +426,11 @@ def _place(intervals: Sequence[Interval], matched: Mapping[str, Mark], clock: Cl
             elif a and details.get("window_close") is None:
                 details["window_close"] = details["window_open"] + WINDOW_SECONDS
                 t1 = details["window_close"]
-        out.append(Placement(replace(base, t0=t0, t1=t1, details=details), conf, how))
+        out.append(PlacedInterval(replace(base, t0=t0, t1=t1, details=details), conf, how))
     return _interpolate(out)
 
 
-def _interpolate(placements: list[Placement]) -> list[Placement]:
+def _interpolate(placements: list[PlacedInterval]) -> list[PlacedInterval]:
     """Give untimed intervals times between their timed neighbours (by protocol order)."""
     known = [(p.interval.event, p.interval.t0) for p in placements
              if p.interval.t0 is not None and p.interval.event is not None]
@@ -445,8 +445,8 @@ def _interpolate(placements: list[Placement]) -> list[Placement]:
         if iv.t0 is None and iv.event is not None:
             t0 = float(np.interp(iv.event, ev, ts))
             t1 = iv.t1 if iv.t1 is not None else float(np.interp(iv.event + 1, ev, ts))
-            p = Placement(replace(iv, t0=t0, t1=max(t0, t1)), min(p.confidence, 0.3), "interpolated")
+            p = PlacedInterval(replace(iv, t0=t0, t1=max(t0, t1)), min(p.confidence, 0.3), "interpolated")
         elif iv.t1 is None and iv.t0 is not None and iv.event is not None:
-            p = Placement(replace(iv, t1=max(iv.t0, float(np.interp(iv.event + 1, ev, ts)))), p.confidence, p.anchored_by)
+            p = PlacedInterval(replace(iv, t1=max(iv.t0, float(np.interp(iv.event + 1, ev, ts)))), p.confidence, p.anchored_by)
         out.append(p)
     return out

@@ -47,17 +47,16 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from .atomic_write import write_json_atomic
-from .workspace import GameWorkspace, WorkspaceError
+from .workspace import ANALYSIS_DIR, PROTOCOL_FILE, GameWorkspace, WorkspaceError, is_game_dir
 
 AUDIT_FORMAT = "mafvar-audit"
 AUDIT_VERSION = 1
 AUDIT_FILE = "audit.json"
 STAMP_FORMAT = "mafvar-audit-stamp"
-STAMP_FILE = "audited.json"  # in each game's analysis/ (not a `.done` marker: not a pipeline step)
 FINAL_MARKERS = ("extract", "checks", "clips")  # all present = every frame extracted and the last steps ran
 PER_CHOICES = ("game",)
 LOCAL_ROUNDS = 3  # a local worker that dies breaks the whole pool: re-run the unfinished games this often
-SKIP_DIRS = ("analysis", "__pycache__", "node_modules")
+SKIP_DIRS = (ANALYSIS_DIR, "__pycache__", "node_modules")
 _ADDRESS = re.compile(r"^((tcp|tls|ws|wss)://)?(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9_.-]+):\d{1,5}$")
 
 
@@ -148,11 +147,11 @@ def find_games(folder: str | os.PathLike[str]) -> list[Path]:
     if not root.is_dir():
         raise AuditError(f"not a folder: {root} (give the folder that holds the games)")
     root = root.resolve()
-    if (root / "protocol.json").is_file():
+    if is_game_dir(root):
         return [root]
     games: list[Path] = []
     for here, dirs, files in os.walk(root):
-        if "protocol.json" in files and Path(here) != root:
+        if PROTOCOL_FILE in files and Path(here) != root:
             games.append(Path(here))
             dirs[:] = []  # a game's own sub-folders (analysis/, clips) hold no games
             continue
@@ -185,7 +184,7 @@ def is_finished(game_dir: str | os.PathLike[str]) -> bool:
     """True if an audit analysed this game completely and nothing it read has changed since."""
     try:
         ws = GameWorkspace(game_dir)
-        stamp = json.loads((ws.analysis_dir / STAMP_FILE).read_text(encoding="utf-8"))
+        stamp = json.loads(ws.audit_stamp_path.read_text(encoding="utf-8"))
         current = input_fingerprint(game_dir)
     except (OSError, ValueError, WorkspaceError):
         return False
@@ -199,7 +198,7 @@ def write_stamp(game_dir: Path, incidents: int | None) -> None:
     if fp is None:  # the analysis did not finish every step: nothing to vouch for
         return
     ws = GameWorkspace(game_dir)
-    write_json_atomic(ws.analysis_dir / STAMP_FILE,
+    write_json_atomic(ws.audit_stamp_path,
                       {"format": STAMP_FORMAT, "version": 1, "fingerprint": fp, "incidents": incidents,
                        "audited_at": datetime.now(timezone.utc).isoformat()})
 

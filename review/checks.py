@@ -6,23 +6,30 @@ seconds: the caller has already placed the timeline on the video clock
 (review.align). Vote-form and vote-timing findings come from the recount;
 miscounts carry their impact; the engine's protocol-only audit joins as
 protocol incidents.
+
+What each foul is, where it is looked for, what shows it and what excuses it
+is declared in review.fouls; the checks read it from there, and run in the
+order the declarations name them (`run_checks`).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Iterable, Sequence
+import sys
+from dataclasses import dataclass, replace
+from typing import Callable, Iterable, Sequence
 
+from engine.profiles import Profile
 from engine.protocol import Protocol
 from engine.replay import Replay
 from engine.timeline import Interval, Kind, Permit
-from vision.tracks import Track
+from vision.tracks import Observed, Track
 
+from .fouls import AWAKE_PERMITS, CHECK_NAMES, FOUL_OF, SUBSUMED_BY, IncidentType
 from .impact import pass_impact
-from .incidents import Impact, Incident, IncidentType, Phase, Source, VIOLATION_OF, incident_id
+from .incidents import Impact, Incident, Phase, Source, incident_id
 from .recount import CallRecount
-from .violations import cite
 
 T = IncidentType
+S = Observed
 
 
 @dataclass(frozen=True)
@@ -31,7 +38,12 @@ class CheckContext:
     replay: Replay
     intervals: Sequence[Interval]       # on the video clock
     tracks: Sequence[Track]
-    profile_name: str
+    recounts: Sequence[CallRecount] = ()
+
+    @property
+    def profile(self) -> Profile:
+        """The game's profile: what each finding cites."""
+        return self.replay.profile
 
 
 def _make(ctx: CheckContext, type_: IncidentType, seats, t0, t1, phase: Interval | None,
@@ -41,14 +53,14 @@ def _make(ctx: CheckContext, type_: IncidentType, seats, t0, t1, phase: Interval
     (a track that only touches the phase's edge)."""
     if t0 is not None and t1 is not None and t1 < t0:
         return None
-    code = VIOLATION_OF[type_]
-    clause, sanction = cite(code, ctx.profile_name) if code else ("", "")
+    foul = FOUL_OF[type_]
+    clause, sanction = foul.cite(ctx.profile)
     label = phase_label or (phase.label if phase else "")
     key = phase_key or (phase.key if phase else "")
     return Incident(
         id=incident_id(type_, seats, key, t0, extra), type=type_, seats=tuple(sorted(seats)),
         t0=None if t0 is None else round(t0, 2), t1=None if t1 is None else round(t1, 2),
-        phase=Phase(label, key), confidence=round(float(confidence), 3), violation=code,
+        phase=Phase(label, key), confidence=round(float(confidence), 3), violation=foul.violation,
         clause=clause, sanction=sanction, impact=impact or Impact(), details=details or {},
         source=Source.VIDEO)
 
@@ -56,10 +68,11 @@ def _make(ctx: CheckContext, type_: IncidentType, seats, t0, t1, phase: Interval
 # The least evidence each state needs before it can accuse anyone: a track's
 # mean confidence and its length in seconds. A missed foul is a judge's call
 # to make; a false one wastes the 15 minutes of an appeal.
-MIN_EVIDENCE: dict[str, tuple[float, float]] = {
-    "mask_lifted": (0.5, 0.5), "mask_off": (0.7, 0.5), "hand_at_mask": (0.6, 0.5),
-    "head_up": (0.7, 1.5), "standing": (0.85, 1.0), "touch": (0.6, 0.3),
-    "hand_raised": (0.6, 0.3), "arm_up": (0.6, 0.3), "shot": (0.6, 0.0), "pointing": (0.6, 0.5), "fingers_shown": (0.6, 0.5),
+MIN_EVIDENCE: dict[Observed, tuple[float, float]] = {
+    S.MASK_LIFTED: (0.5, 0.5), S.MASK_OFF: (0.7, 0.5), S.HAND_AT_MASK: (0.6, 0.5),
+    S.HEAD_UP: (0.7, 1.5), S.STANDING: (0.85, 1.0), S.TOUCH: (0.6, 0.3),
+    S.HAND_RAISED: (0.6, 0.3), S.ARM_UP: (0.6, 0.3), S.SHOT: (0.6, 0.0), S.POINTING: (0.6, 0.5),
+    S.FINGERS_SHOWN: (0.6, 0.5),
 }
 
 
@@ -68,7 +81,7 @@ def _strong(tr: Track) -> bool:
     return tr.confidence >= conf and tr.t1 - tr.t0 >= secs
 
 
-def _of(tracks: Iterable[Track], *states: str) -> list[Track]:
+def _of(tracks: Iterable[Track], *states: Observed) -> list[Track]:
     return [tr for tr in tracks if tr.state in states and _strong(tr)]
 
 
@@ -92,14 +105,15 @@ def _permitted(ctx: CheckContext, seat: int, permit: Permit, a: float, b: float)
 def check_masking(ctx: CheckContext) -> list[Incident]:
     """V1: mask still off when the time allowed after "Night" has run out."""
     out = []
-    for iv in _kinds(ctx, Kind.MASKING):
+    foul = FOUL_OF[T.MASK_LATE]
+    for iv in _kinds(ctx, *foul.window):
         deadline = iv.t1
         for seat in iv.in_game:
-            late = [tr for tr in _of(ctx.tracks, "mask_off", "mask_lifted")
+            late = [tr for tr in _of(ctx.tracks, *foul.evidence)
                     if tr.seat == seat and tr.t0 <= deadline + 0.2 and tr.t1 > deadline + 0.3]
             if late:
                 tr = max(late, key=lambda x: x.t1)
-                on = next((m.t0 for m in _of(ctx.tracks, "mask_on") if m.seat == seat and m.t0 >= deadline), tr.t1)
+                on = next((m.t0 for m in _of(ctx.tracks, S.MASK_ON) if m.seat == seat and m.t0 >= deadline), tr.t1)
                 out.append(_make(ctx, T.MASK_LATE, (seat,), iv.t0, on, iv, tr.confidence,
                                  {"nightfall": iv.t0, "deadline": deadline, "mask_on_at": on,
                                   "late_by": round(on - deadline, 2)}))
@@ -122,10 +136,10 @@ def check_night_behaviour(ctx: CheckContext) -> list[Incident]:
     out = []
     # a hand near the mask is no foul for a player awake by right: the mafia's
     # shot hand passes the face (measured: the body window reads it as a hand
-    # at the face on a rendered game)
-    spec = [("mask_lifted", T.PEEK, (Permit.UNMASK,)), ("mask_off", T.PEEK, (Permit.UNMASK,)),
-            ("hand_at_mask", T.MASK_TOUCH, AWAKE_PERMITS), ("touch", T.TOUCH_NIGHT, ()),
-            ("standing", T.STAND_UP, ())]
+    # at the face on a rendered game); an arm up is read below, as a reach
+    acts = [(state, f) for f in map(FOUL_OF.__getitem__, NIGHT_ACTS) for state in f.evidence
+            if state is not S.ARM_UP]
+    pose = FOUL_OF[T.NIGHT_POSE]
     for night, a, b in _night_spans(ctx):
         for tr in ctx.tracks:
             if tr.seat not in night.in_game or not tr.overlaps(a, b) or not _strong(tr):
@@ -133,15 +147,15 @@ def check_night_behaviour(ctx: CheckContext) -> list[Incident]:
             t0, t1 = max(tr.t0, a), min(tr.t1, b)
             if t1 - t0 < 0.3:
                 continue
-            for state, type_, permit in spec:
-                if tr.state != state:
+            for state, foul in acts:
+                if tr.state is not state:
                     continue
-                if any(_permitted(ctx, tr.seat, p, t0, t1) for p in permit):
+                if any(_permitted(ctx, tr.seat, p, t0, t1) for p in foul.excused_by):
                     continue
-                seats = (tr.seat,) if state != "touch" or tr.value is None else (tr.seat, int(tr.value))
-                out.append(_make(ctx, type_, seats, t0, t1, night, tr.confidence,
+                seats = (tr.seat,) if state is not S.TOUCH or tr.value is None else (tr.seat, int(tr.value))
+                out.append(_make(ctx, foul.type, seats, t0, t1, night, tr.confidence,
                                  {"state": tr.state, "value": tr.value}))
-            if tr.state == "arm_up" and not any(_permitted(ctx, tr.seat, p, t0, t1) for p in AWAKE_PERMITS):
+            if tr.state is S.ARM_UP and not any(_permitted(ctx, tr.seat, p, t0, t1) for p in AWAKE_PERMITS):
                 reach = _reach(ctx, tr)
                 if reach is not None:
                     seats = (tr.seat,) if reach.value is None else (tr.seat, int(reach.value))
@@ -150,15 +164,16 @@ def check_night_behaviour(ctx: CheckContext) -> list[Incident]:
                                      {"state": "arm_up", "value": reach.value, "touch_seen": [reach.t0, reach.t1]}))
             # arms_open is not used: pose rarely sees crossed arms on a masked,
             # bowed player (measured recall under 10%), so "open" is the default
-            if tr.state == "head_up":
+            if tr.state in pose.evidence:
                 # awake by right: the mafia shooting, the Don or Sheriff checking
-                if not any(_permitted(ctx, tr.seat, p, t0, t1) for p in AWAKE_PERMITS):
+                if not any(_permitted(ctx, tr.seat, p, t0, t1) for p in pose.excused_by):
                     out.append(_make(ctx, T.NIGHT_POSE, (tr.seat,), t0, t1, night, tr.confidence,
                                      {"state": tr.state}))
     return out
 
 
-AWAKE_PERMITS = (Permit.MOVE, Permit.UNMASK, Permit.RAISE_HAND, Permit.GESTURE)
+# the night acts a track shows directly (a state of their evidence)
+NIGHT_ACTS = (T.PEEK, T.MASK_TOUCH, T.TOUCH_NIGHT, T.STAND_UP)
 
 
 # a touch frame's least confidence to name a raised arm a reach
@@ -167,7 +182,7 @@ REACH_TOUCH = 0.6
 
 def _touches(ctx: CheckContext, arm: Track) -> list[Track]:
     """The seat's touches (any length) inside an arm out of its pose."""
-    return [t for t in ctx.tracks if t.seat == arm.seat and t.state == "touch"
+    return [t for t in ctx.tracks if t.seat == arm.seat and t.state is S.TOUCH
             and t.confidence >= REACH_TOUCH and t.overlaps(arm.t0, arm.t1)]
 
 
@@ -188,8 +203,8 @@ def _one_per_act(tracks: list[Track]) -> list[Track]:
     """A raised hand seen by both the hands model and the body window is one
     act: an arm_up track overlapping a hand_raised or shot track of the same
     seat is dropped."""
-    hands = [t for t in tracks if t.state != "arm_up"]
-    return hands + [t for t in tracks if t.state == "arm_up" and not any(
+    hands = [t for t in tracks if t.state is not S.ARM_UP]
+    return hands + [t for t in tracks if t.state is S.ARM_UP and not any(
         h.seat == t.seat and h.overlaps(t.t0, t.t1) for h in hands)]
 
 
@@ -197,14 +212,16 @@ def check_shooting(ctx: CheckContext) -> list[Incident]:
     """V6 a non-mafia hand up during the shooting; V7 shot gestures vs the recorded shots;
     V8 gestures between "Night" and the shooting."""
     out = []
+    false_shot, mismatch, early = FOUL_OF[T.FALSE_SHOT], FOUL_OF[T.SHOT_MISMATCH], FOUL_OF[T.EARLY_GESTURE]
     for sh in _kinds(ctx, Kind.SHOOTING):
         # the hands model often misses a hand raised over a masked head: the
         # body window's arm_up says it too (measured: 2 of 2 false shots on
         # fresh seeds had arm_up and no hand_raised)
-        for tr in _one_per_act(_of(ctx.tracks, "hand_raised", "shot", "arm_up")):
-            if tr.state == "arm_up" and _touches(ctx, tr):
+        for tr in _one_per_act(_of(ctx.tracks, *false_shot.evidence)):
+            if tr.state is S.ARM_UP and _touches(ctx, tr):
                 continue  # an arm out to the neighbour: the touch check reports it
-            if tr.seat in sh.in_game and tr.overlaps(sh.t0, sh.t1) and not sh.allowed(tr.seat, Permit.RAISE_HAND):
+            if tr.seat in sh.in_game and tr.overlaps(sh.t0, sh.t1) and \
+                    not any(sh.allowed(tr.seat, p) for p in false_shot.excused_by):
                 out.append(_make(ctx, T.FALSE_SHOT, (tr.seat,), max(tr.t0, sh.t0), min(tr.t1, sh.t1), sh,
                                  tr.confidence, {"state": tr.state, "fingers": tr.value}))
         calls = [iv for iv in _kinds(ctx, Kind.SHOOTING_CALL) if iv.round == sh.round]
@@ -214,7 +231,7 @@ def check_shooting(ctx: CheckContext) -> list[Incident]:
             if ev.type == "shot" and st.round == sh.round:
                 recorded[ev.by] = ev.target
         for seat in sh.seats:
-            flexes = [tr for tr in _of(ctx.tracks, "shot") if tr.seat == seat and tr.overlaps(sh.t0, sh.t1)]
+            flexes = [tr for tr in _of(ctx.tracks, *mismatch.evidence) if tr.seat == seat and tr.overlaps(sh.t0, sh.t1)]
             seen = []
             for tr in flexes:
                 call = next((c for c in calls if c.t0 <= tr.t0 < c.t1), None)
@@ -229,7 +246,7 @@ def check_shooting(ctx: CheckContext) -> list[Incident]:
                                  {"seen_targets": targets, "recorded_target": want}))
         masking = next((m for m in _kinds(ctx, Kind.MASKING) if m.round == sh.round), None)
         if masking is not None:
-            for tr in _of(ctx.tracks, "hand_raised", "shot", "fingers_shown", "pointing"):
+            for tr in _of(ctx.tracks, *early.evidence):
                 if tr.seat in sh.in_game and tr.overlaps(masking.t1, sh.t0 - 0.3) and tr.t0 < sh.t0 - 0.3:
                     out.append(_make(ctx, T.EARLY_GESTURE, (tr.seat,), max(tr.t0, masking.t1),
                                      min(tr.t1, sh.t0), sh, tr.confidence, {"state": tr.state}))
@@ -239,9 +256,11 @@ def check_shooting(ctx: CheckContext) -> list[Incident]:
 def check_checks(ctx: CheckContext) -> list[Incident]:
     """V9: someone else pointing or showing numbers while the Don or Sheriff checks."""
     out = []
-    for iv in _kinds(ctx, Kind.DON_CHECK, Kind.SHERIFF_CHECK):
-        for tr in _of(ctx.tracks, "pointing", "fingers_shown", "hand_raised"):
-            if tr.seat in iv.in_game and tr.overlaps(iv.t0, iv.t1) and not iv.allowed(tr.seat, Permit.GESTURE):
+    foul = FOUL_OF[T.CHECK_POINTING]
+    for iv in _kinds(ctx, *foul.window):
+        for tr in _of(ctx.tracks, *foul.evidence):
+            if tr.seat in iv.in_game and tr.overlaps(iv.t0, iv.t1) and \
+                    not any(iv.allowed(tr.seat, p) for p in foul.excused_by):
                 out.append(_make(ctx, T.CHECK_POINTING, (tr.seat,), max(tr.t0, iv.t0), min(tr.t1, iv.t1),
                                  iv, tr.confidence, {"state": tr.state, "checker": list(iv.seats)}))
     return out
@@ -252,20 +271,21 @@ def check_checks(ctx: CheckContext) -> list[Incident]:
 def check_day_behaviour(ctx: CheckContext) -> list[Incident]:
     """V11 touching a neighbour, V15 standing up, V22 gestures while voting."""
     out = []
+    touch, stand, gesture = FOUL_OF[T.TOUCH_DAY], FOUL_OF[T.STAND_UP], FOUL_OF[T.VOTE_GESTURE]
     for day in _kinds(ctx, Kind.DAY):
-        for tr in _of(ctx.tracks, "touch", "standing"):
+        for tr in _of(ctx.tracks, *touch.evidence, *stand.evidence):
             # the part inside the day must itself last (a track that only touches its edge is not in it)
             if tr.seat in day.in_game and min(tr.t1, day.t1) - max(tr.t0, day.t0) >= 0.3:
-                if tr.state == "standing" and _leaves(ctx, tr):
+                if tr.state in stand.evidence and _leaves(ctx, tr):
                     continue
-                if tr.state == "touch" and _voting(ctx, tr):
+                if tr.state in touch.evidence and _voting(ctx, tr):
                     continue
-                type_ = T.TOUCH_DAY if tr.state == "touch" else T.STAND_UP
-                seats = (tr.seat,) if tr.state != "touch" or tr.value is None else (tr.seat, int(tr.value))
+                type_ = T.TOUCH_DAY if tr.state in touch.evidence else T.STAND_UP
+                seats = (tr.seat,) if tr.state is not S.TOUCH or tr.value is None else (tr.seat, int(tr.value))
                 out.append(_make(ctx, type_, seats, max(tr.t0, day.t0), min(tr.t1, day.t1), day,
                                  tr.confidence, {"state": tr.state}))
-    for v in _kinds(ctx, Kind.VOTING):
-        for tr in _of(ctx.tracks, "pointing", "fingers_shown", "hand_raised"):
+    for v in _kinds(ctx, *gesture.window):
+        for tr in _of(ctx.tracks, *gesture.evidence):
             if tr.seat in v.in_game and min(tr.t1, v.t1) - max(tr.t0, v.t0) >= 0.3:
                 out.append(_make(ctx, T.VOTE_GESTURE, (tr.seat,), max(tr.t0, v.t0), min(tr.t1, v.t1), v,
                                  tr.confidence, {"state": tr.state, "value": tr.value}))
@@ -282,7 +302,7 @@ def _voting(ctx: CheckContext, tr: Track) -> bool:
     window reads an arm stretched to the table beside a neighbour's fist, and
     the arm coming down to vote, as a touch)."""
     held = sum(max(0.0, min(tr.t1, f.t1) - max(tr.t0, f.t0 - REACH_TO_VOTE))
-               for f in ctx.tracks if f.seat == tr.seat and f.state == "fist_on_table")
+               for f in ctx.tracks if f.seat == tr.seat and f.state is S.FIST_ON_TABLE)
     return held >= 0.5 * (tr.t1 - tr.t0) - 1e-6
 
 
@@ -290,15 +310,11 @@ def _leaves(ctx: CheckContext, tr: Track, within: float = 3.0) -> bool:
     """The player stands up to leave the table (eliminated or removed): the
     seat is empty right after. Whether the exit was recorded is the protocol
     audit's question, not a standing foul."""
-    return any(e.seat == tr.seat and e.state == "seat_empty" and tr.t1 - 0.5 <= e.t0 <= tr.t1 + within
+    return any(e.seat == tr.seat and e.state is S.SEAT_EMPTY and tr.t1 - 0.5 <= e.t0 <= tr.t1 + within
                for e in ctx.tracks)
 
 
 # ------------------------------------------------------------------ votes
-
-_FLAG_TYPES = {"early_vote": T.EARLY_VOTE, "early_lift": T.EARLY_LIFT, "wrong_form": T.WRONG_FORM,
-               "double_vote": T.DOUBLE_VOTE, "late_vote": T.LATE_VOTE}
-
 
 def _vote_moments(rc: CallRecount, v) -> list[dict]:
     """The frames a judge steps to for a vote flag: the call, the window's
@@ -308,8 +324,10 @@ def _vote_moments(rc: CallRecount, v) -> list[dict]:
     return [{"label": label, "t": round(t, 3)} for label, t in marks if t is not None]
 
 
-def vote_incidents(ctx: CheckContext, recounts: Sequence[CallRecount]) -> list[Incident]:
-    """Flags from the recount (V16, V17, V18, V20, V21) and miscounts with their impact."""
+def vote_incidents(ctx: CheckContext) -> list[Incident]:
+    """Flags from the recount (V16, V17, V18, V20, V21: a flag is the incident
+    type it finds) and miscounts with their impact."""
+    recounts = ctx.recounts
     calls = {iv.key: iv for iv in ctx.intervals if iv.kind is Kind.VOTE_CALL}
     out = []
     for rc in recounts:
@@ -317,7 +335,7 @@ def vote_incidents(ctx: CheckContext, recounts: Sequence[CallRecount]) -> list[I
         for v in rc.voters:
             for flag in v.flags:
                 t1 = v.t_lift if v.t_lift is not None else v.t_place
-                out.append(_make(ctx, _FLAG_TYPES[flag], (v.seat,), v.t_place, t1, iv, v.confidence,
+                out.append(_make(ctx, IncidentType(flag), (v.seat,), v.t_place, t1, iv, v.confidence,
                                  {"candidate": rc.candidate, "counted": v.counted, "form": v.form,
                                   "window": [rc.window_open, rc.window_close], "reason": v.reason,
                                   "timing": {"place": v.timing, "lift": v.lift_timing},
@@ -365,37 +383,28 @@ def protocol_incidents(ctx: CheckContext) -> list[Incident]:
     return out
 
 
-ALL_CHECKS = (check_masking, check_night_behaviour, check_shooting, check_checks, check_day_behaviour)
-
-
-# One act, one incident: a seat out of the night pose because it was late to
-# mask, peeked or raised a hand is reported as that, not twice; a mask still
-# off after the masking deadline is late masking, not a peek.
-SUBSUMED_BY: dict[str, tuple[str, ...]] = {
-    T.NIGHT_POSE: (T.MASK_LATE, T.PEEK, T.MASK_TOUCH, T.FALSE_SHOT, T.EARLY_GESTURE, T.CHECK_POINTING,
-                   T.STAND_UP, T.TOUCH_NIGHT),
-    # a player reaching over to a neighbour at night leans and turns: the head
-    # window wavers (measured on a rendered game) and the act is the touch
-    T.PEEK: (T.MASK_LATE, T.TOUCH_NIGHT),
-    # lifting the mask takes a hand to it: a peek is reported as the peek
-    T.MASK_TOUCH: (T.PEEK, T.MASK_LATE),
-}
-
-
 def _subsumed(inc: Incident, others: Sequence[Incident]) -> bool:
     kinds = SUBSUMED_BY.get(inc.type, ())
     return any(o.type in kinds and set(o.seats) & set(inc.seats) and o.t0 is not None and inc.t0 is not None
                and o.t0 <= (inc.t1 or inc.t0) + 0.5 and inc.t0 <= (o.t1 or o.t0) + 0.5 for o in others)
 
 
+Check = Callable[[CheckContext], list[Incident]]
+
+
+def all_checks() -> tuple[Check, ...]:
+    """The checks the foul declarations name, in their order (review.fouls)."""
+    here = sys.modules[__name__]
+    return tuple(getattr(here, name) for name in CHECK_NAMES)
+
+
 def run_checks(ctx: CheckContext, recounts: Sequence[CallRecount]) -> list[Incident]:
+    """Every check over the game; one incident per id, none that another subsumes."""
+    ctx = replace(ctx, recounts=tuple(recounts))
     found: dict[str, Incident] = {}
-    for check in ALL_CHECKS:
+    for check in all_checks():
         for inc in check(ctx):
             if inc is not None:
                 found.setdefault(inc.id, inc)
-    for inc in vote_incidents(ctx, recounts) + protocol_incidents(ctx):
-        if inc is not None:
-            found.setdefault(inc.id, inc)
     every = list(found.values())
     return [inc for inc in every if not _subsumed(inc, every)]

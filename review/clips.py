@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 import cv2
-import numpy as np
 
 from vision.calibration import Calibration
 from vision.crops import seat_box
+from vision.drawing import draw_landmarks
 from vision.video import ffmpeg_exe, open_video
 
 from .incidents import Evidence, EvidenceKind, Incident
@@ -28,11 +28,6 @@ POST_ROLL = 2.0
 ZOOM_SIDE = 480
 
 # MediaPipe hand and pose connections, enough to read a gesture at a glance.
-HAND_EDGES = [(0, 1), (1, 2), (2, 3), (3, 4), (0, 5), (5, 6), (6, 7), (7, 8), (5, 9), (9, 10), (10, 11),
-              (11, 12), (9, 13), (13, 14), (14, 15), (15, 16), (13, 17), (0, 17), (17, 18), (18, 19), (19, 20)]
-POSE_EDGES = [(11, 12), (11, 13), (13, 15), (12, 14), (14, 16), (11, 23), (12, 24), (23, 24), (0, 11), (0, 12)]
-
-
 def _even(v: float) -> int:
     return max(2, int(round(v)) // 2 * 2)
 
@@ -59,27 +54,6 @@ def cut_clip(video: Path, out: Path, t0: float, t1: float, crop: tuple[float, fl
     return out
 
 
-def draw_landmarks(image: np.ndarray, lm, origin: tuple[float, float], scale: float) -> np.ndarray:
-    """Pose and hand landmarks (frame px) drawn onto a crop whose top-left is `origin`."""
-    img = image.copy()
-
-    def p(xy):
-        return int((xy[0] - origin[0]) * scale), int((xy[1] - origin[1]) * scale)
-
-    if lm is None:
-        return img
-    if lm.pose is not None:
-        for a, b in POSE_EDGES:
-            if lm.pose[a, 3] > 0.3 and lm.pose[b, 3] > 0.3:
-                cv2.line(img, p(lm.pose[a]), p(lm.pose[b]), (80, 200, 255), 2, cv2.LINE_AA)
-    for hand in lm.hands:
-        for a, b in HAND_EDGES:
-            cv2.line(img, p(hand.points[a]), p(hand.points[b]), (60, 255, 120), 2, cv2.LINE_AA)
-        for q in hand.points:
-            cv2.circle(img, p(q), 3, (255, 255, 255), -1, cv2.LINE_AA)
-    return img
-
-
 def _nearest_landmarks(db, seat: int, t: float, cam: str):
     rows = db.seat_landmarks(seat, t - 0.25, t + 0.25, cam=cam)
     return min(rows, key=lambda r: abs(r.t - t)) if rows else None
@@ -94,13 +68,13 @@ def attach_evidence(ws: GameWorkspace, video: Path, calibration: Calibration, ca
     from vision.store import ObservationStore
     say = progress or (lambda *a: None)
     src = open_video(video)
-    W, H = src.info.width, src.info.height
+    W = src.info.width
     cam_cal = calibration.camera(cam)
     # seat regions and stored landmarks are in the calibration's pixels; the
     # recording may be larger (it was analysed downscaled to them)
     k = W / cam_cal.width
     out: list[Incident] = []
-    obs_path = ws.analysis_dir / "observations.sqlite"
+    obs_path = ws.observations_path
     db = ObservationStore(obs_path) if obs_path.exists() else None
     timed = [i for i in incidents if i.t0 is not None]
     try:

@@ -181,8 +181,7 @@ def evaluate(game_dir: str | Path) -> dict:
 def load_placed_intervals(ws: GameWorkspace) -> list[dict] | None:
     """The timeline as the analysis placed it on the video clock (dicts as in
     analysis/alignment.json, else analysis/timeline.json); None before `align` ran."""
-    for name in ("alignment.json", "timeline.json"):
-        path = ws.analysis_dir / name
+    for path in (ws.alignment_path, ws.timeline_path):
         if path.is_file():
             doc = json.loads(path.read_text())
             return list(doc.get("intervals", []))

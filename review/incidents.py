@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from review.atomic_write import read_versioned_json, write_json_atomic
+from review.fouls import VIOLATION_OF, IncidentType
 
 INCIDENTS_FORMAT = "mafvar-incidents"
 INCIDENTS_VERSION = 1
@@ -26,51 +27,10 @@ class IncidentFormatError(ValueError):
     """incidents.json (or one incident in it) does not follow the format."""
 
 
-class IncidentType(str, Enum):
-    MASK_LATE = "mask_late"
-    MASK_TOUCH = "mask_touch"
-    PEEK = "peek"
-    NIGHT_POSE = "night_pose"
-    FALSE_SHOT = "false_shot"
-    SHOT_MISMATCH = "shot_mismatch"
-    EARLY_GESTURE = "early_gesture"
-    CHECK_POINTING = "check_pointing"
-    TOUCH_NIGHT = "touch_night"
-    TOUCH_DAY = "touch_day"
-    STAND_UP = "stand_up"
-    EARLY_VOTE = "early_vote"
-    EARLY_LIFT = "early_lift"
-    WRONG_FORM = "wrong_form"
-    DOUBLE_VOTE = "double_vote"
-    LATE_VOTE = "late_vote"
-    VOTE_GESTURE = "vote_gesture"
-    MISCOUNT = "miscount"
-    PROTOCOL_AUDIT = "protocol_audit"
-
-
-# The rules-spec §3 row each type detects; miscounts (§4.2) and engine audit
-# findings are not a player's violation, so they carry none.
-VIOLATION_OF: dict[IncidentType, str | None] = {
-    IncidentType.MASK_LATE: "V1",
-    IncidentType.MASK_TOUCH: "V3",
-    IncidentType.PEEK: "V4",
-    IncidentType.NIGHT_POSE: "V5",
-    IncidentType.FALSE_SHOT: "V6",
-    IncidentType.SHOT_MISMATCH: "V7",
-    IncidentType.EARLY_GESTURE: "V8",
-    IncidentType.CHECK_POINTING: "V9",
-    IncidentType.TOUCH_NIGHT: "V10",
-    IncidentType.TOUCH_DAY: "V11",
-    IncidentType.STAND_UP: "V15",
-    IncidentType.EARLY_VOTE: "V16",
-    IncidentType.EARLY_LIFT: "V17",
-    IncidentType.WRONG_FORM: "V18",
-    IncidentType.DOUBLE_VOTE: "V20",
-    IncidentType.LATE_VOTE: "V21",
-    IncidentType.VOTE_GESTURE: "V22",
-    IncidentType.MISCOUNT: None,
-    IncidentType.PROTOCOL_AUDIT: None,
-}
+# IncidentType and each type's violation code are declared in review.fouls
+__all__ = ["IncidentType", "VIOLATION_OF", "Source", "EvidenceKind", "Evidence", "Impact", "Phase",
+           "Incident", "IncidentsFile", "IncidentFormatError", "INCIDENTS_FORMAT", "INCIDENTS_VERSION",
+           "incident_id", "sort_by_priority", "save_incidents", "load_incidents", "parse_enum"]
 
 
 class Source(str, Enum):

@@ -26,10 +26,10 @@ from engine.timeline import Interval, build_timeline, timeline_to_json
 from vision.calibration import (Calibration, CalibrationError, IssueKind, check_calibration, load_calibration,
                                 require_seats)
 from vision.store import ObservationStore
-from vision.tracks import Track, build_tracks
+from vision.tracks import Observed, Track, build_tracks
 from vision.video import VideoError, VideoInfo, probe
 
-from .align import Alignment, Mark, align, audio_marks, video_marks
+from .align import Mark, align, audio_marks, video_marks
 from .atomic_write import write_json_atomic
 from .checks import CheckContext, run_checks
 from .incidents import save_incidents
@@ -177,7 +177,7 @@ def _extract_step(game, schedule, obs_path: Path, step: str, fp_cal, force: bool
                 Path(str(obs_path) + suffix).unlink(missing_ok=True)
             for later in EXTRACT_STEPS:
                 ws.clear_marker(later)
-            (ws.analysis_dir / REFINE_PLAN).unlink(missing_ok=True)
+            ws.refine_plan_path.unlink(missing_ok=True)
         from vision.schedule import extract
         say(step, 0.0, f"{planned} frames to analyse in {len(schedule.ranges)} ranges")
         done = [0]
@@ -206,7 +206,6 @@ def _extract_step(game, schedule, obs_path: Path, step: str, fp_cal, force: bool
     stats.wall[step] = time.perf_counter() - t0
 
 
-REFINE_PLAN = "refine_plan.json"
 REFINE_VERSION = 3      # bumped when what makes a glimpse changes: a kept plan is then re-made
 
 
@@ -220,7 +219,7 @@ def _refine_step(game, schedule, intervals, obs_path: Path, fp_cal, workers: int
     from vision.schedule import Schedule, ScheduleRange
     t0 = time.perf_counter()
     source = _fingerprint(game.video, fp_cal, _ranges_key(schedule), ["gate", gate, "refine", REFINE_VERSION])
-    plan_path = game.ws.analysis_dir / REFINE_PLAN
+    plan_path = game.ws.refine_plan_path
     plan = json.loads(plan_path.read_text()) if plan_path.exists() else {}
     if plan.get("source") == source:
         fine = Schedule(tuple(ScheduleRange(a, b, fps, None if seats is None else tuple(seats), "refine",
@@ -240,7 +239,6 @@ def _refine_step(game, schedule, intervals, obs_path: Path, fp_cal, workers: int
         _extract_step(game, fine, obs_path, "extract_refine", fp_cal, False, workers, say, stats, gate)
 
 
-LANDINGS = "landings.json"
 LANDING_VERSION = 3     # bumped when the estimators change: kept landings are then re-measured
 
 
@@ -255,7 +253,7 @@ def _landing_step(game, intervals, placements, fp_cal, stats: Stats, only: Seque
     t0 = time.perf_counter()
     calls = [iv for iv in intervals if not only or _selected(iv.key, only)]
     requests = landing_requests(calls, placements)
-    path = game.ws.analysis_dir / LANDINGS
+    path = game.ws.landings_path
     source = _fingerprint(game.video, fp_cal, [[r.seat, r.t_seen] for r in requests], ["landing", LANDING_VERSION])
     kept = json.loads(path.read_text()) if path.exists() else {}
     if kept.get("source") == source:
@@ -334,7 +332,7 @@ def analyze(game_dir: str | Path, progress: Progress | None = None, workers: int
         schedule = plan_schedule(placed, game.info.duration, only=only)
     else:
         schedule = coarse_schedule(game.info.duration)
-    obs_path = ws.analysis_dir / "observations.sqlite"
+    obs_path = ws.observations_path
     _extract_step(game, schedule, obs_path, "extract", fp_cal, force, workers, say, stats, gate)
     if has_times:
         _refine_step(game, schedule, placed, obs_path, fp_cal, workers, say, stats, gate)
@@ -357,9 +355,9 @@ def analyze(game_dir: str | Path, progress: Progress | None = None, workers: int
         t0 = time.perf_counter()
         tracks, alignment, marks = _align_step(game, obs_path, anchors, has_times, stats)
         stats.wall["align"] += time.perf_counter() - t0
-    write_json_atomic(ws.analysis_dir / "alignment.json", alignment.to_dict())
-    write_json_atomic(ws.analysis_dir / "timeline.json", timeline_to_json(alignment.intervals, game.replay.profile))
-    write_json_atomic(ws.analysis_dir / "tracks.json",
+    write_json_atomic(ws.alignment_path, alignment.to_dict())
+    write_json_atomic(ws.timeline_path, timeline_to_json(alignment.intervals, game.replay.profile))
+    write_json_atomic(ws.tracks_path,
                       {"format": "mafvar-tracks", "version": 1, "tracks": [t.to_dict() for t in tracks]})
     ws.mark_done("align", {"marks": len(marks), "matched": len(alignment.matched)})
 
@@ -378,7 +376,7 @@ def analyze(game_dir: str | Path, progress: Progress | None = None, workers: int
 
     # ---- checks
     t0 = time.perf_counter()
-    ctx = CheckContext(game.protocol, game.replay, alignment.intervals, tracks, game.replay.profile.name)
+    ctx = CheckContext(game.protocol, game.replay, alignment.intervals, tracks)
     incidents = run_checks(ctx, recounts)
     if only:
         incidents = [i for i in incidents if i.source.value != "video" or _selected(i.phase.key, only)]
@@ -394,7 +392,7 @@ def analyze(game_dir: str | Path, progress: Progress | None = None, workers: int
     save_incidents(ws.incidents_path, incidents, game=_game_meta(game))
     ws.mark_done("clips", {"incidents": len(incidents)})
     stats.wall["clips"] = time.perf_counter() - t0
-    write_json_atomic(ws.analysis_dir / "stats.json", stats.to_json())
+    write_json_atomic(ws.stats_path, stats.to_json())
     say("done", 1.0, f"{len(incidents)} incidents")
     return stats
 
@@ -443,7 +441,7 @@ def seat_tracks(obs_path: Path, game: Game) -> list[Track]:
 def fist_placements(tracks: Sequence[Track]) -> dict[int, list[Placement]]:
     out: dict[int, list[Placement]] = {}
     for tr in tracks:
-        if tr.state == "fist_on_table":
+        if tr.state is Observed.FIST_ON_TABLE:
             out.setdefault(tr.seat, []).append(Placement(tr.seat, tr.t0, tr.t1, tr.value or "thumb_up", tr.confidence))
     return out
 

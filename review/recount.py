@@ -13,6 +13,9 @@ from typing import Iterable, Mapping
 
 from engine.profiles import Profile
 from engine.timeline import Interval, Kind
+from engine.voting import VoteWindow
+
+from .fouls import IncidentType as T
 
 SAMPLED, FULL_RATE = "sampled", "full_rate"
 
@@ -36,7 +39,7 @@ class Placement:
 
 
 @dataclass
-class Verdict:
+class VoterVerdict:
     seat: int
     counted: bool
     reason: str                   # in_window | early | default | late | wrong_form | second_vote | none
@@ -61,7 +64,7 @@ class CallRecount:
     window_close: float | None
     announced: int | None
     recount: int
-    voters: list[Verdict]         # counted and uncounted placements in this call, and defaults
+    voters: list[VoterVerdict]         # counted and uncounted placements in this call, and defaults
     defaults: list[int]
     eligible: list[int] = field(default_factory=list)
 
@@ -100,37 +103,33 @@ def _passes(intervals: Iterable[Interval]) -> list[list[Interval]]:
             for _, g in sorted(groups.items())]
 
 
-def _closes_inclusive(profile: Profile) -> bool:
-    return profile.vote_window_closes == "on_thanks_inclusive"
-
-
-def _in_window(t: float, open_: float, close: float, inclusive: bool) -> bool:
-    return open_ <= t and (t <= close if inclusive else t < close)
+def _window(call: Interval, profile: Profile) -> VoteWindow:
+    """The call's window as the alignment placed it, under the profile's rule."""
+    return VoteWindow.of(profile, call.details.get("window_open"), call.details.get("window_close"))
 
 
 def recount_pass(calls: list[Interval], placements: Mapping[int, list[Placement]],
                  profile: Profile, until: float | None = None) -> list[CallRecount]:
     """Recount one voting pass (a list of candidate calls in order)."""
-    inclusive = _closes_inclusive(profile)
     form_voids = profile.wrong_form in ("removal_vote_void",)
     eligible = list(calls[0].details["eligible"]) if calls else []
-    verdicts: dict[int, list[Verdict]] = {c.key: [] for c in calls}
+    verdicts: dict[str, list[VoterVerdict]] = {c.key: [] for c in calls}
     voted: set[int] = set()
     for seat in eligible:
         for pl in sorted(placements.get(seat, []), key=lambda p: p.t_place):
-            idx, reason = _assign(pl, calls, inclusive, until)
+            idx, reason = _assign(pl, calls, profile, until)
             if idx is None:
                 continue  # outside this pass altogether
             call = calls[idx]
-            v = Verdict(seat, False, reason, pl.t_place, pl.t_lift, pl.form, pl.confidence, timing=pl.timing,
+            v = VoterVerdict(seat, False, reason, pl.t_place, pl.t_lift, pl.form, pl.confidence, timing=pl.timing,
                         lift_timing=pl.lift_timing)
             if seat in voted:
                 v.reason = "second_vote"
-                v.flags.append("double_vote")
+                v.flags.append(T.DOUBLE_VOTE.value)
             elif reason == "late":
-                v.flags.append("late_vote")
+                v.flags.append(T.LATE_VOTE.value)
             elif pl.form not in GOOD_FORMS:
-                v.flags.append("wrong_form")
+                v.flags.append(T.WRONG_FORM.value)
                 v.reason = "wrong_form"
                 v.counted = not form_voids
                 if v.counted:
@@ -142,13 +141,13 @@ def recount_pass(calls: list[Interval], placements: Mapping[int, list[Placement]
                 # a foul needs the margin of the sampling: a fist first seen a frame
                 # before the window may have landed on time
                 if reason == "early" and open_ is not None and open_ - pl.t_place > _margin(pl.timing):
-                    v.flags.append("early_vote")
+                    v.flags.append(T.EARLY_VOTE.value)
             close = call.details.get("window_close")
             # a sampled t_lift is the last frame the fist was seen: it rose within
             # the next frame; one timed at the full rate is the lift itself
             if v.counted and close is not None and pl.t_lift is not None and \
                     pl.t_lift + _margin(pl.lift_timing) < close:
-                v.flags.append("early_lift")
+                v.flags.append(T.EARLY_LIFT.value)
             verdicts[call.key].append(v)
     out: list[CallRecount] = []
     for i, call in enumerate(calls):
@@ -156,7 +155,7 @@ def recount_pass(calls: list[Interval], placements: Mapping[int, list[Placement]
         defaults: list[int] = []
         if i == len(calls) - 1 and profile.default_votes == "last_candidate":
             defaults = [s for s in eligible if s not in voted]
-            vs = vs + [Verdict(s, True, "default") for s in defaults]
+            vs = vs + [VoterVerdict(s, True, "default") for s in defaults]
         out.append(CallRecount(
             key=call.key, round=call.round, pass_index=call.details["pass_index"],
             candidate=call.details["candidate"], event=call.event, t_call=call.t0,
@@ -166,18 +165,20 @@ def recount_pass(calls: list[Interval], placements: Mapping[int, list[Placement]
     return out
 
 
-def _assign(pl: Placement, calls: list[Interval], inclusive: bool,
+def _assign(pl: Placement, calls: list[Interval], profile: Profile,
             until: float | None = None) -> tuple[int | None, str]:
     """Which call a placement belongs to, and how (rules-spec 4.1, rules 1 and the windows)."""
     t = pl.t_place
     lift = pl.t_lift if pl.t_lift is not None else float("inf")
     for i, call in enumerate(calls):
-        open_, close = call.details.get("window_open"), call.details.get("window_close")
-        if open_ is None or close is None:
+        window = _window(call, profile)
+        inside = window.contains(t)
+        if inside is None:
             continue
-        if _in_window(t, open_, close, inclusive):
+        if inside:
             return i, "in_window"
-        if t < open_:
+        open_ = window.opens
+        if open_ is not None and t < open_:
             # Placed before this call's window: premature if still down when it opens
             # (counted and flagged, rules-spec 4.1.1); otherwise late for the previous call.
             if lift > open_:

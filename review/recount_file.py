@@ -6,7 +6,6 @@ counted and why, so a side judge can check a cell without re-deriving rules.
 """
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path

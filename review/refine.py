@@ -13,9 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
-from engine.timeline import Interval, Kind, Permit
+from engine.timeline import Interval, Kind
 
-from .checks import AWAKE_PERMITS
+from .fouls import FOUL_OF, IncidentType
 from vision.schedule import Schedule, ScheduleRange
 
 # Ranges sampled at or below this rate are "glimpses".
@@ -47,9 +47,10 @@ Relevant = Callable[[int, float, str], bool]
 # Where each cue can be a foul: a lifted mask, a hand at it or an arm up only at
 # night and only for a seat not awake by right there (the mafia meeting and
 # shooting, the checks); a touch or standing up at any time.
-# The permits are the rule checks' own (a peek, a hand at the mask).
-NIGHT_ONLY = {"app_head_mask_lifted": (Permit.UNMASK,), "app_body_hand_face": AWAKE_PERMITS,
-              "app_body_raised": AWAKE_PERMITS}
+# The permits are the fouls' own (a peek, a hand at the mask, the night pose).
+NIGHT_ONLY = {"app_head_mask_lifted": FOUL_OF[IncidentType.PEEK].excused_by,
+              "app_body_hand_face": FOUL_OF[IncidentType.MASK_TOUCH].excused_by,
+              "app_body_raised": FOUL_OF[IncidentType.NIGHT_POSE].excused_by}
 
 
 def relevance(intervals: Sequence[Interval]) -> Relevant:

@@ -37,10 +37,14 @@ class ReviewStoreError(Exception):
     """review.db cannot be used; the message says why and what to do."""
 
 
-class Role(str, Enum):
+class ReviewerRole(str, Enum):
     CHIEF_JUDGE = "chief_judge"
     SIDE_JUDGE = "side_judge"
     ORGANISER = "organiser"
+
+    @property
+    def label(self) -> str:
+        return self.value.replace("_", " ").capitalize()
 
 
 class Verdict(str, Enum):
@@ -69,9 +73,9 @@ OPEN = "open"  # an appeal's status before any ruling
 # -- records ----------------------------------------------------------------------------
 
 @dataclass(frozen=True)
-class Reviewer:
+class ReviewerRecord:
     name: str
-    role: Role
+    role: ReviewerRole
     created_at: datetime
 
 
@@ -80,7 +84,7 @@ class Decision:
     id: int
     incident_id: str
     reviewer: str
-    role: Role
+    role: ReviewerRole
     verdict: Verdict
     note: str
     created_at: datetime
@@ -101,7 +105,7 @@ class VoteVerification:
     voter_seat: int
     verdict: VoteVerdict
     reviewer: str
-    role: Role
+    role: ReviewerRole
     note: str
     created_at: datetime
     supersedes: int | None
@@ -123,7 +127,7 @@ class AppealRuling:
     id: int
     appeal_id: int
     reviewer: str
-    role: Role
+    role: ReviewerRole
     ruling: Ruling
     reasons: str
     created_at: datetime
@@ -136,7 +140,7 @@ class AppealRuling:
 
 
 @dataclass(frozen=True)
-class Appeal:
+class AppealRecord:
     id: int
     filed_by_seat: int
     grounds: str
@@ -145,7 +149,7 @@ class Appeal:
     deadline_minutes: float
     late: bool | None  # None when the game's end time is unknown
     recorded_by: str
-    role: Role
+    role: ReviewerRole
     created_at: datetime
     incident_ids: tuple[str, ...]
     rulings: tuple[AppealRuling, ...]  # oldest first; the last one stands
@@ -251,32 +255,32 @@ class ReviewStore:
         return self._read(lambda c: c.execute("PRAGMA user_version").fetchone()[0])
 
     # -- reviewers -------------------------------------------------------------------
-    def add_reviewer(self, name: str, role: Role | str) -> Reviewer:
+    def add_reviewer(self, name: str, role: ReviewerRole | str) -> ReviewerRecord:
         """Register a reviewer in a role (idempotent: an existing pair is returned as is)."""
         name = _name(name)
-        role = _enum(Role, role, "role")
+        role = _enum(ReviewerRole, role, "role")
 
-        def body(conn: sqlite3.Connection, now: datetime) -> tuple[Reviewer, None]:
+        def body(conn: sqlite3.Connection, now: datetime) -> tuple[ReviewerRecord, None]:
             self._ensure_reviewer(conn, name, role, now)  # logs the registration itself
             row = conn.execute("SELECT created_at FROM reviewers WHERE name = ? AND role = ?",
                                (name, role.value)).fetchone()
-            return Reviewer(name, role, _dt(row[0])), None
+            return ReviewerRecord(name, role, _dt(row[0])), None
 
         return self._write(name, role, "add_reviewer", body)
 
-    def reviewers(self) -> list[Reviewer]:
+    def reviewers(self) -> list[ReviewerRecord]:
         rows = self._read(lambda c: c.execute(
             "SELECT name, role, created_at FROM reviewers ORDER BY id").fetchall())
-        return [Reviewer(r[0], Role(r[1]), _dt(r[2])) for r in rows]
+        return [ReviewerRecord(r[0], ReviewerRole(r[1]), _dt(r[2])) for r in rows]
 
     # -- decisions -------------------------------------------------------------------
-    def decide(self, incident_id: str, reviewer: str, role: Role | str,
+    def decide(self, incident_id: str, reviewer: str, role: ReviewerRole | str,
                verdict: Verdict | str, note: str = "") -> Decision:
         """Record a verdict on an incident; it supersedes the incident's current decision."""
         if not isinstance(incident_id, str) or not incident_id.strip():
             raise ValueError("incident_id must be a non-empty string")
         reviewer = _name(reviewer)
-        role = _enum(Role, role, "role")
+        role = _enum(ReviewerRole, role, "role")
         verdict = _enum(Verdict, verdict, "verdict")
         note = _text(note)
 
@@ -320,7 +324,7 @@ class ReviewStore:
 
     # -- vote verifications ----------------------------------------------------------
     def verify_vote(self, round: int, pass_: int, candidate: int | None, voter_seat: int,
-                    verdict: VoteVerdict | str, reviewer: str, role: Role | str,
+                    verdict: VoteVerdict | str, reviewer: str, role: ReviewerRole | str,
                     note: str = "") -> VoteVerification:
         """A reviewer's reading of one cell of the vote grid (candidate None: raise vote)."""
         _int_in(round, 0, 1000, "round")
@@ -330,7 +334,7 @@ class ReviewStore:
         _int_in(voter_seat, 1, 10, "voter seat")
         verdict = _enum(VoteVerdict, verdict, "vote verdict")
         reviewer = _name(reviewer)
-        role = _enum(Role, role, "role")
+        role = _enum(ReviewerRole, role, "role")
         note = _text(note)
 
         def body(conn: sqlite3.Connection, now: datetime) -> tuple[VoteVerification, dict]:
@@ -370,10 +374,10 @@ class ReviewStore:
 
     # -- appeals ---------------------------------------------------------------------
     def file_appeal(self, filed_by_seat: int, grounds: str, *, reviewer: str,
-                    role: Role | str, filed_at: datetime | None = None,
+                    role: ReviewerRole | str, filed_at: datetime | None = None,
                     game_end_at: datetime | None = None,
                     incident_ids: Iterable[str] = (),
-                    deadline_minutes: float | None = None) -> Appeal:
+                    deadline_minutes: float | None = None) -> AppealRecord:
         """Record an appeal; `late` is computed against the deadline (MC 4.20: 15 min).
 
         `reviewer`/`role` is who records it (a player files through the
@@ -383,7 +387,7 @@ class ReviewStore:
         if not isinstance(grounds, str) or not grounds.strip():
             raise ValueError("an appeal needs its grounds")
         reviewer = _name(reviewer)
-        role = _enum(Role, role, "role")
+        role = _enum(ReviewerRole, role, "role")
         deadline = self.appeal_deadline_minutes if deadline_minutes is None else float(deadline_minutes)
         if deadline <= 0:
             raise ValueError("deadline_minutes must be positive")
@@ -414,10 +418,10 @@ class ReviewStore:
         return self.appeal(appeal_id)
 
     def attach_incidents(self, appeal_id: int, incident_ids: Iterable[str], *,
-                         reviewer: str, role: Role | str) -> Appeal:
+                         reviewer: str, role: ReviewerRole | str) -> AppealRecord:
         """Attach more incidents to an appeal (already attached ones are skipped)."""
         reviewer = _name(reviewer)
-        role = _enum(Role, role, "role")
+        role = _enum(ReviewerRole, role, "role")
         ids = _incident_ids(incident_ids)
 
         def body(conn: sqlite3.Connection, now: datetime) -> tuple[list[str], dict | None]:
@@ -436,16 +440,16 @@ class ReviewStore:
         self._write(reviewer, role, "attach_incidents", body)
         return self.appeal(appeal_id)
 
-    def rule_appeal(self, appeal_id: int, reviewer: str, role: Role | str,
+    def rule_appeal(self, appeal_id: int, reviewer: str, role: ReviewerRole | str,
                     ruling: Ruling | str, reasons: str) -> AppealRuling:
         """The chief judge's ruling; a later ruling supersedes an earlier one.
 
         Raises PermissionError for any other role.
         """
         reviewer = _name(reviewer)
-        role = _enum(Role, role, "role")
+        role = _enum(ReviewerRole, role, "role")
         ruling = _enum(Ruling, ruling, "ruling")
-        if role is not Role.CHIEF_JUDGE:
+        if role is not ReviewerRole.CHIEF_JUDGE:
             raise PermissionError(
                 f"only the chief judge may rule on an appeal; {reviewer} is acting as "
                 f"{role.value.replace('_', ' ')}")
@@ -467,13 +471,13 @@ class ReviewStore:
 
         return self._write(reviewer, role, "rule_appeal", body)
 
-    def appeal(self, appeal_id: int) -> Appeal:
+    def appeal(self, appeal_id: int) -> AppealRecord:
         appeals = self._read(lambda c: _load_appeals(c, appeal_id))
         if not appeals:
             raise LookupError(f"no appeal {appeal_id} in {self.path}")
         return appeals[0]
 
-    def appeals(self) -> list[Appeal]:
+    def appeals(self) -> list[AppealRecord]:
         return self._read(lambda c: _load_appeals(c, None))
 
     # -- audit -----------------------------------------------------------------------
@@ -487,7 +491,7 @@ class ReviewStore:
         return [AuditEntry(r[0], _dt(r[1]), r[2], r[3], r[4], json.loads(r[5])) for r in rows]
 
     # -- internals -------------------------------------------------------------------
-    def _ensure_reviewer(self, conn: sqlite3.Connection, name: str, role: Role,
+    def _ensure_reviewer(self, conn: sqlite3.Connection, name: str, role: ReviewerRole,
                          now: datetime) -> bool:
         """Register (name, role) on first use; True if it was new (logged with the write)."""
         if conn.execute("SELECT 1 FROM reviewers WHERE name = ? AND role = ?",
@@ -504,14 +508,14 @@ class ReviewStore:
             raise LookupError(f"no appeal {appeal_id}")
 
     @staticmethod
-    def _audit(conn: sqlite3.Connection, now: datetime, actor: str, role: Role | None,
+    def _audit(conn: sqlite3.Connection, now: datetime, actor: str, role: ReviewerRole | None,
                action: str, payload: Mapping[str, Any]) -> None:
         conn.execute("INSERT INTO audit_log (at, actor, role, action, payload)"
                      " VALUES (?, ?, ?, ?, ?)",
                      (_iso(now), actor, role.value if role else None, action,
                       json.dumps(payload, ensure_ascii=False, sort_keys=True)))
 
-    def _write(self, actor: str, role: Role, action: str,
+    def _write(self, actor: str, role: ReviewerRole, action: str,
                body: Callable[[sqlite3.Connection, datetime],
                               tuple[T, Mapping[str, Any] | None]]) -> T:
         """Run `body` in one BEGIN IMMEDIATE transaction together with its audit row.
@@ -711,15 +715,15 @@ _VERIFY_COLS = ("id, round, pass, candidate, voter_seat, verdict, reviewer, role
 
 
 def _decision(r: tuple) -> Decision:
-    return Decision(r[0], r[1], r[2], Role(r[3]), Verdict(r[4]), r[5], _dt(r[6]), r[7])
+    return Decision(r[0], r[1], r[2], ReviewerRole(r[3]), Verdict(r[4]), r[5], _dt(r[6]), r[7])
 
 
 def _verification(r: tuple) -> VoteVerification:
-    return VoteVerification(r[0], r[1], r[2], r[3], r[4], VoteVerdict(r[5]), r[6], Role(r[7]),
+    return VoteVerification(r[0], r[1], r[2], r[3], r[4], VoteVerdict(r[5]), r[6], ReviewerRole(r[7]),
                             r[8], _dt(r[9]), r[10])
 
 
-def _load_appeals(conn: sqlite3.Connection, appeal_id: int | None) -> list[Appeal]:
+def _load_appeals(conn: sqlite3.Connection, appeal_id: int | None) -> list[AppealRecord]:
     where, args = ("WHERE id = ?", (appeal_id,)) if appeal_id is not None else ("", ())
     rows = conn.execute(
         "SELECT id, filed_by_seat, grounds, filed_at, game_end_at, deadline_minutes, late,"
@@ -730,12 +734,12 @@ def _load_appeals(conn: sqlite3.Connection, appeal_id: int | None) -> list[Appea
             "SELECT incident_id FROM appeal_incidents WHERE appeal_id = ? ORDER BY rowid",
             (r[0],)))
         rulings = tuple(
-            AppealRuling(x[0], x[1], x[2], Role(x[3]), Ruling(x[4]), x[5], _dt(x[6]), x[7])
+            AppealRuling(x[0], x[1], x[2], ReviewerRole(x[3]), Ruling(x[4]), x[5], _dt(x[6]), x[7])
             for x in conn.execute(
                 "SELECT id, appeal_id, reviewer, role, ruling, reasons, created_at, supersedes"
                 " FROM appeal_rulings WHERE appeal_id = ? ORDER BY id", (r[0],)))
-        out.append(Appeal(r[0], r[1], r[2], _dt(r[3]), _dt(r[4]) if r[4] else None, r[5],
-                          None if r[6] is None else bool(r[6]), r[7], Role(r[8]), _dt(r[9]),
+        out.append(AppealRecord(r[0], r[1], r[2], _dt(r[3]), _dt(r[4]) if r[4] else None, r[5],
+                          None if r[6] is None else bool(r[6]), r[7], ReviewerRole(r[8]), _dt(r[9]),
                           ids, rulings))
     return out
 

@@ -4,8 +4,14 @@ Layout (docs/review-store.md):
 
     <game>/protocol.json  calibration.json  video.mp4 (or the cameras' files)
            truth.json (synthetic games)     review.db
-           analysis/  incidents.json recount.json report.html report.json
+           analysis/  observations.sqlite refine_plan.json landings.json
+                      timeline.json alignment.json tracks.json recount.json
+                      incidents.json stats.json report.html report.json
                       <step>.done markers   clips/
+
+This module is the one place that spells these names: every other module
+asks a `GameWorkspace` for a path, or uses the file-name constants below
+where it has only a folder (finding games, writing a new one).
 
 User files (protocol, calibration, videos, review.db, truth.json) are only
 ever read here; nothing in this module deletes or rewrites them. Only
@@ -24,6 +30,28 @@ from review.atomic_write import write_json_atomic
 
 VIDEO_SUFFIXES = (".mp4", ".mkv", ".mov", ".avi", ".webm", ".m4v")
 
+# The game folder's own files (written by people, the synthetic generator or the app).
+PROTOCOL_FILE = "protocol.json"
+CALIBRATION_FILE = "calibration.json"
+TRUTH_FILE = "truth.json"
+REVIEW_DB_FILE = "review.db"
+DEFAULT_VIDEO_FILE = "video.mp4"
+# The derived folder and what the analysis writes there.
+ANALYSIS_DIR = "analysis"
+CLIPS_DIR = "clips"
+OBSERVATIONS_FILE = "observations.sqlite"
+REFINE_PLAN_FILE = "refine_plan.json"
+LANDINGS_FILE = "landings.json"
+TIMELINE_FILE = "timeline.json"
+ALIGNMENT_FILE = "alignment.json"
+TRACKS_FILE = "tracks.json"
+RECOUNT_FILE = "recount.json"
+INCIDENTS_FILE = "incidents.json"
+STATS_FILE = "stats.json"
+REPORT_HTML_FILE = "report.html"
+REPORT_JSON_FILE = "report.json"
+AUDIT_STAMP_FILE = "audited.json"  # what `mafvar audit` analysed (not a step: no `.done`)
+
 # The analysis steps `mafvar analyze` runs, in order; each writes
 # analysis/<step>.done when it has finished so an interrupted run resumes.
 ANALYSIS_STEPS = ("calibration_check", "extract", "align", "recount", "checks", "clips")
@@ -32,6 +60,11 @@ MARKER_SUFFIX = ".done"
 
 class WorkspaceError(Exception):
     """The game folder is missing something a step needs; the message names the path."""
+
+
+def is_game_dir(path: str | os.PathLike[str]) -> bool:
+    """A game workspace is a folder holding a protocol."""
+    return (Path(path) / PROTOCOL_FILE).is_file()
 
 
 @dataclass(frozen=True)
@@ -90,43 +123,75 @@ class GameWorkspace:
     # -- fixed paths ---------------------------------------------------------------
     @property
     def protocol_path(self) -> Path:
-        return self.root / "protocol.json"
+        return self.root / PROTOCOL_FILE
 
     @property
     def calibration_path(self) -> Path:
-        return self.root / "calibration.json"
+        return self.root / CALIBRATION_FILE
 
     @property
     def review_db_path(self) -> Path:
-        return self.root / "review.db"
+        return self.root / REVIEW_DB_FILE
 
     @property
     def truth_path(self) -> Path:
-        return self.root / "truth.json"
+        return self.root / TRUTH_FILE
 
     @property
     def analysis_dir(self) -> Path:
-        return self.root / "analysis"
+        return self.root / ANALYSIS_DIR
 
     @property
     def clips_dir(self) -> Path:
-        return self.analysis_dir / "clips"
+        return self.analysis_dir / CLIPS_DIR
 
     @property
     def incidents_path(self) -> Path:
-        return self.analysis_dir / "incidents.json"
+        return self.analysis_dir / INCIDENTS_FILE
 
     @property
     def recount_path(self) -> Path:
-        return self.analysis_dir / "recount.json"
+        return self.analysis_dir / RECOUNT_FILE
 
     @property
     def report_html_path(self) -> Path:
-        return self.analysis_dir / "report.html"
+        return self.analysis_dir / REPORT_HTML_FILE
 
     @property
     def report_json_path(self) -> Path:
-        return self.analysis_dir / "report.json"
+        return self.analysis_dir / REPORT_JSON_FILE
+
+    @property
+    def observations_path(self) -> Path:
+        return self.analysis_dir / OBSERVATIONS_FILE
+
+    @property
+    def refine_plan_path(self) -> Path:
+        return self.analysis_dir / REFINE_PLAN_FILE
+
+    @property
+    def landings_path(self) -> Path:
+        return self.analysis_dir / LANDINGS_FILE
+
+    @property
+    def timeline_path(self) -> Path:
+        return self.analysis_dir / TIMELINE_FILE
+
+    @property
+    def alignment_path(self) -> Path:
+        return self.analysis_dir / ALIGNMENT_FILE
+
+    @property
+    def tracks_path(self) -> Path:
+        return self.analysis_dir / TRACKS_FILE
+
+    @property
+    def stats_path(self) -> Path:
+        return self.analysis_dir / STATS_FILE
+
+    @property
+    def audit_stamp_path(self) -> Path:
+        return self.analysis_dir / AUDIT_STAMP_FILE
 
     def resolve(self, relative: str) -> Path | None:
         """A path stored relative to the game folder (evidence), or None if it escapes it."""
@@ -178,7 +243,7 @@ class GameWorkspace:
             names = ", ".join(str(p) for p in missing)
             raise WorkspaceError(f"video not found: {names} (listed in {self.protocol_path})")
         if not expected:
-            raise WorkspaceError(f"no video in {self.root} (expected e.g. {self.root / 'video.mp4'})")
+            raise WorkspaceError(f"no video in {self.root} (expected e.g. {self.root / DEFAULT_VIDEO_FILE})")
         return expected
 
     def _cameras(self) -> list[Mapping[str, Any]]:

@@ -193,7 +193,8 @@ class Players:
 
 def _table_colour(r: Rng) -> tuple[float, float, float]:
     c = r.choice(TABLE_COLOURS)
-    return tuple(round(min(1.0, max(0.0, x * r.uniform(0.85, 1.15))), 3) for x in c)
+    red, green, blue = (round(min(1.0, max(0.0, x * r.uniform(0.85, 1.15))), 3) for x in c)
+    return red, green, blue
 
 
 @dataclass(frozen=True)

@@ -7,11 +7,14 @@ workspace; the video is rendered only when asked, so tests stay fast.
 from __future__ import annotations
 
 import json
-import math
 import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+
+from engine.check import check_document
+from engine.profiles import DEFAULT_PROFILE
+from review.workspace import CALIBRATION_FILE, DEFAULT_VIDEO_FILE, PROTOCOL_FILE, TRUTH_FILE
 
 from .audio import cues_from_protocol, render_audio, write_wav
 from .conditions import LIGHTING, CameraSetup, Capture, Conditions, Light
@@ -25,7 +28,7 @@ from .director.rng import stream
 from .director.timing import judge_record, time_protocol
 from .truth import build_truth, dumps
 
-OUTPUT_FILES = ("protocol.json", "truth.json", "calibration.json", "video.mp4")
+OUTPUT_FILES = (PROTOCOL_FILE, TRUTH_FILE, CALIBRATION_FILE, DEFAULT_VIDEO_FILE)
 # With --realistic-timing the idle sway and speaking nod advance in steps of
 # this many seconds, so still stretches repeat one rendered frame
 # (render.renderer.frame_sources; docs/synth.md "Full-length games").
@@ -40,7 +43,7 @@ class SynthError(ValueError):
 @dataclass(frozen=True)
 class SynthOptions:
     seed: int
-    profile: str = "mafclub-2023"
+    profile: str = DEFAULT_PROFILE
     protocol: dict | None = None          # a native protocol to act instead of the sample game
     inject: tuple[str, ...] | None = None  # None = the seed's default selection
     inject_random: bool = False
@@ -89,7 +92,7 @@ class SynthOptions:
 
 
 @dataclass
-class Game:
+class SyntheticGame:
     options: SynthOptions
     game_seed: int            # the sub-seed the game was drawn with (tries until the properties hold)
     injections: list[str]
@@ -158,11 +161,7 @@ def sample_properties(truth: dict, protocol: dict | None = None) -> list[str]:
 
 def engine_problems(protocol: dict, expected: set[str]) -> list[str]:
     """Replay with the engine: only the judge errors injected on purpose may
-    show as errors or audits. Skipped (no problems) when the engine is absent."""
-    try:
-        from engine.cli import check_document
-    except ImportError:
-        return []
+    show as errors or audits."""
     _, issues = check_document(json.loads(json.dumps(protocol)))
     problems = []
     found = set()
@@ -184,7 +183,7 @@ def _selection(opts: SynthOptions) -> list[str]:
     return default_selection(opts.seed)
 
 
-def _attempt(opts: SynthOptions, game_seed: int, names: list[str]) -> Game:
+def _attempt(opts: SynthOptions, game_seed: int, names: list[str]) -> SyntheticGame:
     if opts.protocol is not None:
         if "protocol_audit" in names:
             raise SynthError("protocol_audit can only be injected into the generated game")
@@ -199,10 +198,10 @@ def _attempt(opts: SynthOptions, game_seed: int, names: list[str]) -> Game:
     truth = build_truth(plan, opts.seed, opts.describe())
     truth["game_seed"] = game_seed
     truth["audio_cues"] = [{"t": round(c.t, 2), "kind": c.kind} for c in cues_from_protocol(timed)]
-    return Game(opts, game_seed, names, timed, plan, truth)
+    return SyntheticGame(opts, game_seed, names, timed, plan, truth)
 
 
-def build_game(opts: SynthOptions) -> Game:
+def build_game(opts: SynthOptions) -> SyntheticGame:
     """The seed's game: sub-seeds are tried in a fixed order until the game
     takes every injection (and, with only a seed, has the sample's properties
     and replays cleanly in the engine)."""
@@ -241,7 +240,7 @@ def build_scene(opts: SynthOptions, duration: float = 200.0):
     return scene_from_conditions(opts.effective_conditions(), opts.seed, duration)
 
 
-def add_world_truth(game: Game) -> None:
+def add_world_truth(game: SyntheticGame) -> None:
     """truth.json's record of a wider world: the conditions and the camera
     they placed, each seat's look and view, the judge's walks and the seats
     they hide, the props."""
@@ -289,7 +288,7 @@ def check_out_dir(out: Path, force: bool) -> None:
                          "(a review.db is never touched)")
 
 
-def write_game(game: Game, out: Path, video: bool = True, progress=None, workers: int = 2) -> dict:
+def write_game(game: SyntheticGame, out: Path, video: bool = True, progress=None, workers: int = 2) -> dict:
     """Write the workspace files; returns figures (rendering speed).
 
     Synth outputs of an earlier run that this run does not write (a video
@@ -300,8 +299,8 @@ def write_game(game: Game, out: Path, video: bool = True, progress=None, workers
         if (out / name).is_file():
             (out / name).unlink()
     opts = game.options
-    (out / "protocol.json").write_text(json.dumps(game.protocol, indent=1, ensure_ascii=False) + "\n")
-    (out / "truth.json").write_text(dumps(game.truth))
+    (out / PROTOCOL_FILE).write_text(json.dumps(game.protocol, indent=1, ensure_ascii=False) + "\n")
+    (out / TRUTH_FILE).write_text(dumps(game.truth))
     figures: dict = {"duration": game.duration}
     try:
         scene = game.scene if game.scene is not None else build_scene(opts, game.duration)
@@ -309,7 +308,7 @@ def write_game(game: Game, out: Path, video: bool = True, progress=None, workers
         if video:
             raise SynthError(f"the renderer is not available ({exc})") from None
         return figures
-    (out / "calibration.json").write_text(json.dumps(calibration(scene, opts), indent=1) + "\n")
+    (out / CALIBRATION_FILE).write_text(json.dumps(calibration(scene, opts), indent=1) + "\n")
     if not video:
         return figures
     from .director.script import build_scripts
@@ -322,7 +321,7 @@ def write_game(game: Game, out: Path, video: bool = True, progress=None, workers
         wav = Path(tmp) / "audio.wav"
         write_wav(samples, wav)
         t0 = time.perf_counter()
-        stats = render_video(scene, scripts, game.duration, out / "video.mp4", fps=opts.fps, audio=wav,
+        stats = render_video(scene, scripts, game.duration, out / DEFAULT_VIDEO_FILE, fps=opts.fps, audio=wav,
                              crf=opts.crf, workers=workers, progress=progress,
                              hold=REUSE_HOLD if opts.realistic_timing else None)
         figures["render_seconds"] = time.perf_counter() - t0

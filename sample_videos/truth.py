@@ -96,10 +96,6 @@ def dumps(obj: dict) -> str:
     return json.dumps(obj, indent=1, sort_keys=True) + "\n"
 
 
-def write_truth(truth: dict, path: str | Path) -> None:
-    Path(path).write_text(dumps(truth))
-
-
 def load_truth(path: str | Path) -> dict:
     doc = json.loads(Path(path).read_text())
     if doc.get("format") != FORMAT or doc.get("version") != VERSION:

@@ -56,7 +56,7 @@ class _Canvas:
         big = np.abs(area) > 0.02
         pts = np.round(tri[keep & big] * 4).astype(np.int32)
         for t in pts:
-            cv2.fillConvexPoly(mask, t, 1, lineType=cv2.LINE_8, shift=2)
+            cv2.fillConvexPoly(mask, t, (1,), lineType=cv2.LINE_8, shift=2)
         return mask.astype(bool)
 
     def _project(self, pos: np.ndarray) -> np.ndarray:
@@ -70,7 +70,7 @@ class _Canvas:
         mask = np.zeros(self.shape, np.uint8)
         px = self._project(np.asarray(world_pts, float))
         hull = cv2.convexHull(np.round(px * 4).astype(np.int32))
-        cv2.fillConvexPoly(mask, hull, 1, lineType=cv2.LINE_8, shift=2)
+        cv2.fillConvexPoly(mask, hull, (1,), lineType=cv2.LINE_8, shift=2)
         return mask.astype(bool)
 
 

@@ -20,7 +20,7 @@ sys.path.insert(0, str(REPO))
 
 from sample_videos.render.detection import Detectors, square_crop  # noqa: E402
 from vision.calibration import load_calibration  # noqa: E402
-from vision.pixel_features import expected_head  # noqa: E402
+from vision.calibration import expected_head  # noqa: E402
 from vision.video import open_video  # noqa: E402
 
 

@@ -31,7 +31,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from vision.appearance import WINDOWS, describe, fit, patch, save_models, window_box  # noqa: E402
+from vision.appearance import WINDOWS, describe, patch, save_models, window_box  # noqa: E402
+from vision.training.window_fit import fit  # noqa: E402
 
 EDGE = 0.3
 BODY_CLASS = {"rest": "rest", "speak": "rest", "night_pose": "night", "hand_raised": "raised",

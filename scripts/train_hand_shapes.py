@@ -19,7 +19,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from vision.hands.evaluate import keypoints_csv, load_shape_training_rows  # noqa: E402
-from vision.hands.shape_model import MODEL_PATH, train_shape_model  # noqa: E402
+from vision.hands.shape_model import MODEL_PATH  # noqa: E402
+from vision.training.shape_fit import train_shape_model  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -14,7 +14,7 @@ to a fixed patch, and described by gradient histograms plus coarse
 luminance, darkness and skin grids. A classifier per
 window (`WindowModel`, a small network) turns the descriptor into class probabilities; the
 weights are data in `vision/models/appearance.json`, trained by
-`scripts/train_appearance.py` on rendered games (never the committed sample)
+`scripts/train_appearance.py` (vision.training.window_fit) on rendered games (never the committed sample)
 and re-trainable on labelled frames of real recordings.
 
 Pure functions of a crop and the calibration; no MediaPipe.
@@ -29,8 +29,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.calibration import Box, SeatRegion
+from vision.calibration import Box, SeatRegion, expected_head
 from vision.crops import Crop
+from vision.skin import skin_mask
 
 MODEL_PATH = Path(__file__).with_name("models") / "appearance.json"
 FORMAT = "mafvar-appearance-model"
@@ -45,7 +46,6 @@ def window_box(kind: str, region: SeatRegion) -> Box:
     """The frame-px box of a window of the seat."""
     if kind == "head":
         if region.head is None:
-            from vision.pixel_features import expected_head
             (x, y), w = expected_head(region)
         else:
             x, y, w = region.head
@@ -81,11 +81,6 @@ def _hog(w: int, h: int) -> cv2.HOGDescriptor:
     return cv2.HOGDescriptor((w, h), (16, 16), (8, 8), (8, 8), 9)
 
 
-def _skin(img: np.ndarray) -> np.ndarray:
-    from vision.pixel_features import skin_mask
-    return skin_mask(img)
-
-
 def describe(p: np.ndarray) -> np.ndarray:
     """Descriptor of an RGB patch: HOG of its luminance, and 4x4 grids of mean
     luminance, dark fraction and skin fraction (the mask is dark, the face and
@@ -95,7 +90,7 @@ def describe(p: np.ndarray) -> np.ndarray:
     hog = _hog(w, h).compute(luma).ravel()
     lum = cv2.resize(luma.astype(np.float32) / 255.0, (4, 4), interpolation=cv2.INTER_AREA).ravel()
     dark = cv2.resize((luma < 55).astype(np.float32), (4, 4), interpolation=cv2.INTER_AREA).ravel()
-    skin = cv2.resize(_skin(p).astype(np.float32), (4, 4), interpolation=cv2.INTER_AREA).ravel()
+    skin = cv2.resize(skin_mask(p).astype(np.float32), (4, 4), interpolation=cv2.INTER_AREA).ravel()
     return np.concatenate([hog, lum, dark, skin]).astype(np.float32)
 
 
@@ -136,52 +131,6 @@ class WindowModel:
     def from_json(d: dict) -> "WindowModel":
         f = lambda k: np.asarray(d[k], np.float32)
         return WindowModel(tuple(d["classes"]), f("mean"), f("scale"), f("w1"), f("b1"), f("w2"), f("b2"))
-
-
-def fit(x: np.ndarray, y: np.ndarray, classes: tuple[str, ...], hidden: int = 128, epochs: int = 40,
-        lr: float = 1e-3, l2: float = 1e-4, batch: int = 256, seed: int = 0) -> WindowModel:
-    """Adam on the cross-entropy, classes weighted by the inverse square root
-    of their frequency (rare states such as a lifted mask count, without
-    drowning the common ones). Deterministic for a seed."""
-    rng = np.random.default_rng(seed)
-    mean = x.mean(axis=0)
-    scale = x.std(axis=0) + 1e-3
-    xs = ((x - mean) / scale).astype(np.float32)
-    idx = np.array([classes.index(c) for c in y])
-    k = len(classes)
-    counts = np.bincount(idx, minlength=k)
-    cw = np.sqrt(len(idx) / (k * np.maximum(counts, 1))).astype(np.float32)
-    params = [(rng.normal(0, 1, (x.shape[1], hidden)) / np.sqrt(x.shape[1])).astype(np.float32),
-              np.zeros(hidden, np.float32),
-              (rng.normal(0, 1, (hidden, k)) / np.sqrt(hidden)).astype(np.float32),
-              np.zeros(k, np.float32)]
-    m1 = [np.zeros_like(p) for p in params]
-    m2 = [np.zeros_like(p) for p in params]
-    step = 0
-    for _ in range(epochs):
-        order = rng.permutation(len(xs))
-        for i in range(0, len(xs), batch):
-            j = order[i:i + batch]
-            xb, yb = xs[j], idx[j]
-            w1, b1, w2, b2 = params
-            pre = xb @ w1 + b1
-            h = np.maximum(pre, 0.0)
-            z = h @ w2 + b2
-            z -= z.max(axis=1, keepdims=True)
-            p = np.exp(z)
-            p /= p.sum(axis=1, keepdims=True)
-            g = p
-            g[np.arange(len(j)), yb] -= 1.0
-            g *= cw[yb][:, None] / len(j)
-            gh = g @ w2.T
-            gh[pre <= 0] = 0.0
-            grads = [xb.T @ gh + l2 * w1, gh.sum(axis=0), h.T @ g + l2 * w2, g.sum(axis=0)]
-            step += 1
-            for q, gq in enumerate(grads):
-                m1[q] = 0.9 * m1[q] + 0.1 * gq
-                m2[q] = 0.999 * m2[q] + 0.001 * gq * gq
-                params[q] -= lr * (m1[q] / (1 - 0.9 ** step)) / (np.sqrt(m2[q] / (1 - 0.999 ** step)) + 1e-8)
-    return WindowModel(tuple(classes), mean.astype(np.float32), scale.astype(np.float32), *params)
 
 
 def load_models(path: str | Path = MODEL_PATH) -> dict[str, WindowModel]:
@@ -227,5 +176,5 @@ def appearance_batch(crops: list[Crop], regions: list[SeatRegion],
 
 
 __all__ = ["WINDOWS", "PATCH", "window_box", "patch", "describe", "window_descriptor", "WindowModel",
-           "fit", "load_models", "save_models", "committed_models", "appearance_features",
+           "load_models", "save_models", "committed_models", "appearance_features",
            "appearance_batch"]

@@ -12,7 +12,7 @@
 `head` (optional) is where the seated player's head is at rest and its width,
 in frame pixels: the anchor for reading the mask and for telling whose pose a
 detection is when seat crops overlap. Without it the head is guessed from the
-body box (`vision.pixel_features.expected_head`), which is only rough when
+body box (`expected_head`), which is only rough when
 the camera sees a seat from the side.
 
 Boxes are frame pixels of the displayed (rotated) frame. A proposal comes
@@ -51,6 +51,26 @@ class SeatRegion:
     body: Box
     table_zone: Box
     head: Head | None = None
+
+
+# A seated head is about this fraction of the body box's width (synthetic
+# table: 0.16-0.19 for near and far seats alike).
+HEAD_OF_BODY_WIDTH = 0.17
+
+
+def expected_head(region: SeatRegion) -> tuple[np.ndarray, float]:
+    """Where a seated player's head is expected in the seat's body box, and
+    its size (frame px): a bit over a third of the way down the box (which
+    also covers a standing head above and the table in front), shifted away
+    from the table zone when the zone is off to one side (a player seen from
+    the side sits back from the table). A calibrated `head` is used as is."""
+    if region.head is not None:
+        return np.array(region.head[:2], float), float(region.head[2])
+    b, z = region.body, region.table_zone
+    cx = (b[0] + b[2]) / 2
+    shift = -0.5 * ((z[0] + z[2]) / 2 - cx)
+    return (np.array([cx + shift, b[1] + 0.38 * (b[3] - b[1])], float),
+            HEAD_OF_BODY_WIDTH * (b[2] - b[0]))
 
 
 @dataclass

@@ -16,8 +16,9 @@ import cv2
 import numpy as np
 
 from vision.appearance import appearance_features
-from vision.calibration import SeatRegion
+from vision.calibration import SeatRegion, expected_head
 from vision.crops import Crop
+from vision.skin import skin_mask
 
 # Luminance (0-255) below which a pixel counts as "mask black". The rendered
 # mask is about 0.05 of full scale; real sleep masks are black or navy.
@@ -82,26 +83,6 @@ def _pose_head_px(pose: np.ndarray) -> float:
     return float(max(eyes * 1.3, ears * 0.7, np.linalg.norm(mouth_mid - eye_mid) * 1.6))
 
 
-# A seated head is about this fraction of the body box's width (synthetic
-# table: 0.16-0.19 for near and far seats alike).
-HEAD_OF_BODY_WIDTH = 0.17
-
-
-def expected_head(region: SeatRegion) -> tuple[np.ndarray, float]:
-    """Where a seated player's head is expected in the seat's body box, and
-    its size (frame px): a bit over a third of the way down the box (which
-    also covers a standing head above and the table in front), shifted away
-    from the table zone when the zone is off to one side (a player seen from
-    the side sits back from the table). A calibrated `head` is used as is."""
-    if region.head is not None:
-        return np.array(region.head[:2], float), float(region.head[2])
-    b, z = region.body, region.table_zone
-    cx = (b[0] + b[2]) / 2
-    shift = -0.5 * ((z[0] + z[2]) / 2 - cx)
-    return (np.array([cx + shift, b[1] + 0.38 * (b[3] - b[1])], float),
-            HEAD_OF_BODY_WIDTH * (b[2] - b[0]))
-
-
 def crop_features(crop: Crop, pose: np.ndarray | None, faces=(),
                   region: SeatRegion | None = None,
                   appearance: dict[str, float] | None = None) -> dict[str, float]:
@@ -131,17 +112,6 @@ def crop_features(crop: Crop, pose: np.ndarray | None, faces=(),
         out.update(zone_skin_features(crop, region.table_zone))
         out.update(appearance if appearance is not None else appearance_features(crop, region))
     return out
-
-
-def skin_mask(rgb: np.ndarray) -> np.ndarray:
-    """Skin-coloured pixels: warm hue, moderate saturation, not dark. Loose on
-    purpose (all skin tones); the table cloth and most sleeves fall outside it."""
-    img = rgb.astype(np.float32)
-    r, g, b = img[..., 0], img[..., 1], img[..., 2]
-    mx = np.maximum(np.maximum(r, g), b)
-    mn = np.minimum(np.minimum(r, g), b)
-    sat = (mx - mn) / np.maximum(mx, 1.0)
-    return (r >= g) & (g >= b - 8) & (r - g >= 8) & (mx >= 60) & (sat >= 0.12) & (sat <= 0.72)
 
 
 def zone_skin_features(crop: Crop, zone) -> dict[str, float]:

@@ -448,14 +448,14 @@ def _scale_region(region, sx: float, sy: float):
 
 
 def extract(video_path: str | Path, calibration: Calibration, schedule: Schedule,
-            workers: int = 2, store: ObservationStore | str | Path | None = None,
+            store: ObservationStore | str | Path, workers: int = 2,
             cam: str = "cam1",
             chunk_seconds: float = 10.0, long_side: int = DEFAULT_LONG_SIDE,
             models: Sequence[Model] = ALL_MODELS,
             progress: Callable[[ChunkResult], None] | None = None,
             gate: bool = True) -> ExtractReport:
-    """Landmarks for every seat and scheduled frame, written to `store`
-    (default: `analysis/observations.sqlite` beside the video).
+    """Landmarks for every seat and scheduled frame, written to `store` (an
+    open store or the path of its SQLite file; the game workspace names it).
 
     Chunks already recorded as done are skipped. A damaged file stops only
     the chunks it breaks: their readable frames are stored, the chunk stays
@@ -476,8 +476,6 @@ def extract(video_path: str | Path, calibration: Calibration, schedule: Schedule
         raise CalibrationError(
             f"calibration of {cam} is for {cam_cal.width}x{cam_cal.height} but {video_path} "
             f"is {info.width}x{info.height}: a different camera or rotation")
-    if store is None:
-        store = Path(video_path).parent / "analysis" / "observations.sqlite"
     own_store = not isinstance(store, ObservationStore)
     db = ObservationStore(store) if own_store else store
     report = ExtractReport()

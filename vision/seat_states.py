@@ -2,13 +2,13 @@
 
 `classify_frames(landmarks, calibration, cam)` turns one seat's analysed
 frames (sorted by time) into `FrameState`s in the vocabulary of
-`vision.tracks.STATES`; `build_tracks` smooths them. Pure and cheap: no
+`vision.tracks.SeatState`; `build_tracks` smooths them. Pure and cheap: no
 model runs, so checks can be re-run on cached landmarks.
 
 Seat crops overlap their neighbours and the pose model returns one person
 per crop (often the neighbour), so the first question for every pose and
 hand is whose it is: a pose belongs to the seat whose expected head
-position (pixel_features.expected_head) its head is nearest; a hand belongs
+position (calibration.expected_head) its head is nearest; a hand belongs
 to the seat whose pose wrist it continues, or failing that to the seat
 whose table zone holds it.
 
@@ -24,16 +24,15 @@ the eyes); whether that is allowed is review's business.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from vision.calibration import Box, Calibration, SeatRegion
+from vision.calibration import Box, Calibration, SeatRegion, expected_head
 from vision.hands.classify import HandState, classify_hand, fingertip_down, upright_thumb_fist_score
 from vision.hands.fingers import INDEX, finger_direction, finger_extensions
 from vision.landmarks import Hand, SeatLandmarks
-from vision.pixel_features import expected_head
-from vision.tracks import FrameState
+from vision.tracks import MASK_STATES, FrameState, Observed
 
 # pose landmark indices (MediaPipe BlazePose)
 NOSE, EYE_L, EYE_R, EAR_L, EAR_R = 0, 2, 5, 7, 8
@@ -56,6 +55,12 @@ class Thresholds:
     head_drop: float = 0.3
     # a hand within this many head sizes of the eyes is at the mask
     hand_at_mask_heads: float = 1.0
+    # a hand is up when its centre is above the shoulder line plus this many shoulder widths
+    raised_below_shoulders: float = 0.3
+    # the chest (arms crossed): from the shoulder line down this many shoulder
+    # widths, and this many out on each side of the shoulders
+    chest_depth: float = 1.4
+    chest_margin: float = 0.3
     # standing: shoulders this many shoulder widths above the seat's median
     stand_rise: float = 0.6
     # table zone grown by this fraction on each side before testing a hand
@@ -101,6 +106,27 @@ WRONG_FORMS = ("palm", "fingertip")
 WRONG_SHARE = 0.2
 # a mask state is reported besides the most likely one from this probability
 MASK_ALSO = 0.15
+# a learned window's class (body: touch, hand at the face, raised, night,
+# standing, empty) is reported from this probability
+WINDOW_SAYS = 0.5
+# the zone window's vote probability (right and wrong form together) for a vote to stand
+ZONE_VOTE = 0.3
+# a finger is up above this extension score (vision.hands.fingers)
+FINGER_UP = 0.5
+# head_px is the eye span grown to a head width; the face reaches this many of them
+FACE_REACH = 2.5
+# Confidences of the landmark path: a base where the cue is just met, plus a
+# gain on how clearly it is met (or on the hand model's own confidence).
+HEAD_CONF, HEAD_CONF_GAIN_MAX = 0.6, 0.35
+STAND_CONF = 0.6
+FIST_CONF, FIST_CONF_GAIN = 0.4, 0.6
+RAISED_CONF, RAISED_CONF_GAIN = 0.5, 0.4
+FINGERS_CONF, FINGERS_CONF_GAIN = 0.4, 0.4
+POINTING_CONF, POINTING_CONF_GAIN = 0.5, 0.4
+ARMS_CROSSED_CONF = 0.65
+ARMS_OPEN_CONF = 0.7
+SEAT_EMPTY_CONF = 0.55
+SHOT_CONF = 0.7
 
 
 # --- geometry helpers -------------------------------------------------------
@@ -115,7 +141,7 @@ def _inside(p: np.ndarray, b: Box, margin: float = 0.0) -> bool:
 
 
 def body_anchor(region: SeatRegion) -> np.ndarray:
-    """Where the seat's player's head is expected (see pixel_features.expected_head)."""
+    """Where the seat's player's head is expected (see calibration.expected_head)."""
     return expected_head(region)[0]
 
 
@@ -266,7 +292,7 @@ def _edge_on(pts: np.ndarray) -> bool:
 # --- per frame ----------------------------------------------------------------
 
 def mask_state(features: dict[str, float], th: Thresholds = DEFAULT
-               ) -> tuple[str, float] | None:
+               ) -> tuple[Observed, float] | None:
     """mask_on / mask_lifted / mask_off from the eye-band darkness at the
     pose's eyes (or a detected face's), with a confidence."""
     # face detection's eye keypoints are too coarse on small faces (the band
@@ -279,10 +305,10 @@ def mask_state(features: dict[str, float], th: Thresholds = DEFAULT
         if skin is not None and skin < th.skin_min_lum:
             continue                        # the "skin" patch is hair or mask: points are off
         if dark >= th.eye_dark_on:
-            return "mask_on", float(min(1.0, 0.6 + (dark - th.eye_dark_on)))
+            return Observed.MASK_ON, float(min(1.0, 0.6 + (dark - th.eye_dark_on)))
         if dark >= th.eye_dark_lifted:
-            return "mask_lifted", 0.7
-        return "mask_off", 0.9 if dark < th.eye_dark_lifted / 2 else 0.7
+            return Observed.MASK_LIFTED, 0.7
+        return Observed.MASK_OFF, 0.9 if dark < th.eye_dark_lifted / 2 else 0.7
     return None
 
 
@@ -311,177 +337,249 @@ def _nose_lift(body: _Body) -> float:
     return float((body.shoulder_mid[1] - body.pose[NOSE, 1]) / body.shoulder_w)
 
 
+@dataclass
+class _Reading:
+    """One frame of one seat as its paths read it: what they share, and the
+    states found so far (a later path may replace an earlier one's)."""
+    lm: SeatLandmarks
+    seats: dict[int, SeatRegion]
+    th: Thresholds
+    body: _Body | None                    # the seat's own pose, if the frame has it
+    app: dict[str, dict[str, float]]      # the learned windows' probabilities, by window
+    out: list[FrameState] = field(default_factory=list)
+
+    @property
+    def region(self) -> SeatRegion:
+        return self.seats[self.lm.seat]
+
+    def add(self, state: Observed | str, conf: float, value: str | None = None) -> None:
+        self.out.append(FrameState(self.lm.t, self.lm.seat, Observed(state),
+                                   round(float(min(max(conf, 0.0), 1.0)), 3), value))
+
+    def drop(self, *states: Observed) -> list[FrameState]:
+        """Remove the states found so far of these kinds; returns them."""
+        gone = [f for f in self.out if f.state in states]
+        self.out = [f for f in self.out if f.state not in states]
+        return gone
+
+
 def classify_frame(lm: SeatLandmarks, seats: dict[int, SeatRegion],
                    baseline_shoulder_y: float | None = None,
                    th: Thresholds = DEFAULT, baseline_lift: float | None = None) -> tuple[list[FrameState], list[HandView]]:
     """States of one frame, plus the own raised hands (for the shot, which
-    needs the sequence)."""
-    seat, t = lm.seat, lm.t
-    out: list[FrameState] = []
-    add = lambda state, conf, value=None: out.append(
-        FrameState(t, seat, state, round(float(min(max(conf, 0.0), 1.0)), 3), value))
-    region = seats[seat]
-    body = None
-    if lm.pose is not None and pose_owner(lm.pose, seats) == seat:
-        body = _Body.of(lm.pose)
+    needs the sequence).
 
-    app = appearance_of(lm.features)
-    # mask: the learned head window when the store has it (it sees masked,
-    # bowed heads the pose misses); else the band at the own pose's eyes
-    # (frames without are answered from the whole sequence: _indirect_mask)
-    if "head" in app:
-        # every mask state the window gives a fair chance, not only the most
-        # likely: the tracks' hysteresis then follows a brief, wavering peek
-        best = max(app["head"].items(), key=lambda x: x[1])
-        for state, p in app["head"].items():
-            if state == best[0] or p >= MASK_ALSO:
-                add(state, p)
+    Two paths read a frame. The landmark path (the own pose, the own hands,
+    the eye band) reads everything it can; the learned windows (head, body,
+    table zone), where the store has them, then answer for what they see
+    better (a masked, bowed head; an arm over a masked head; a 30 px fist),
+    replacing the landmark path's states of that kind and keeping what only
+    the landmarks can name (whose zone a hand reached, a vote's form)."""
+    body = _Body.of(lm.pose) if lm.pose is not None and pose_owner(lm.pose, seats) == lm.seat else None
+    r = _Reading(lm, seats, th, body, appearance_of(lm.features))
+    if "head" in r.app:
+        _head_window_mask(r)
     else:
-        feats = lm.features if body is not None else {}
-        mask = mask_state(feats, th)
-        if mask is not None:
-            add(*mask)
-
+        _eye_band_mask(r)
     if body is not None:
-        pose = body.pose
-        # head: how far the nose stands above the shoulder line
-        if _visible(pose, NOSE):
-            lift = _nose_lift(body)
-            # against the seat's usual head height when known: the camera's
-            # angle on each seat changes how high an upright head looks
-            limit = (baseline_lift - th.head_drop if baseline_lift is not None
-                     else th.head_down_below)
-            down = lift < limit
-            if "body" not in app:
-                add("head_down" if down else "head_up", 0.6 + min(0.35, abs(lift - limit)))
-        # standing: shoulders well above where this seat's shoulders usually are
-        if baseline_shoulder_y is not None and "body" not in app:
-            rise = (baseline_shoulder_y - body.shoulder_mid[1]) / body.shoulder_w
-            if rise > th.stand_rise:
-                add("standing", min(1.0, 0.6 + (rise - th.stand_rise)))
+        _pose_head_and_standing(r, body, baseline_shoulder_y, baseline_lift)
+    views = [view_hand(h) for h in lm.hands if hand_owner(h, lm.seat, body, seats, th)]
+    raised, on_table = _hand_states(r, views)
+    _arms_and_presence(r, raised, on_table)
+    if "body" in r.app:
+        _body_window(r, views)
+    if "zone" in r.app:
+        _zone_window(r)
+    if "head" not in r.app:
+        _drop_crown_reading(r)
+    return r.out, raised
 
-    views: list[HandView] = []
-    for h in lm.hands:
-        if not hand_owner(h, seat, body, seats, th):
-            continue
-        v = view_hand(h)
-        views.append(v)
 
+# --- the landmark path ----------------------------------------------------------
+
+def _eye_band_mask(r: _Reading) -> None:
+    """The mask from the band at the own pose's eyes (frames without an own
+    pose are answered from the whole sequence: _indirect_mask)."""
+    mask = mask_state(r.lm.features if r.body is not None else {}, r.th)
+    if mask is not None:
+        r.add(*mask)
+
+
+def _pose_head_and_standing(r: _Reading, body: _Body, baseline_shoulder_y: float | None,
+                            baseline_lift: float | None) -> None:
+    """Head up or down and standing, from the own pose, where no body window answers."""
+    if "body" in r.app:
+        return
+    th = r.th
+    # head: how far the nose stands above the shoulder line
+    if _visible(body.pose, NOSE):
+        lift = _nose_lift(body)
+        # against the seat's usual head height when known: the camera's
+        # angle on each seat changes how high an upright head looks
+        limit = (baseline_lift - th.head_drop if baseline_lift is not None
+                 else th.head_down_below)
+        state = Observed.HEAD_DOWN if lift < limit else Observed.HEAD_UP
+        r.add(state, HEAD_CONF + min(HEAD_CONF_GAIN_MAX, abs(lift - limit)))
+    # standing: shoulders well above where this seat's shoulders usually are
+    if baseline_shoulder_y is not None:
+        rise = (baseline_shoulder_y - body.shoulder_mid[1]) / body.shoulder_w
+        if rise > th.stand_rise:
+            r.add(Observed.STANDING, min(1.0, STAND_CONF + (rise - th.stand_rise)))
+
+
+def _long_fingers_up(v: HandView) -> int:
+    return int(sum(p > FINGER_UP for p in finger_extensions(v.hand.points[:, :2])[1:]))
+
+
+def _hand_states(r: _Reading, views: list[HandView]) -> tuple[list[HandView], bool]:
+    """Each own hand read once: a touch, a hand at the mask, a vote on the
+    table, a raised hand (with the fingers it shows) or pointing. Returns the
+    raised hands and whether a vote stands."""
+    region, body, th = r.region, r.body, r.th
     # a hand up needs the body window to agree when the store has it: the
     # hands model alone reads resting and folded hands as raised ones
-    may_raise = "body" not in app or app["body"].get("raised", 0.0) >= RAISE_GATE
+    may_raise = "body" not in r.app or r.app["body"].get("raised", 0.0) >= RAISE_GATE
     raised: list[HandView] = []
     on_table = False
     for v in views:
         c = v.centre
         in_zone = _inside(c, region.table_zone, th.zone_margin)
-        # a touch reaches well into the neighbour's zone: a hand resting by the
-        # own zone's edge is nearer the own zone's centre
-        own_d = float(np.linalg.norm(c - _centre(region.table_zone)))
-        neighbour = next((s for s, r in seats.items() if s != seat and abs(s - seat) in (1, 9)
-                          and _inside(c, r.table_zone, 0.0)
-                          and np.linalg.norm(c - _centre(r.table_zone)) < th.touch_ratio * own_d), None)
-        if neighbour is not None and body is not None and _arm_reaches(body, v.hand, seats[neighbour], th):
+        neighbour = _touched_zone(r, c)
+        if neighbour is not None and body is not None and _arm_reaches(body, v.hand, r.seats[neighbour], th):
             # measured precision on rendered games is still near 0 (a far
             # seat's resting hand projects into the neighbour's zone): kept
             # under the default track threshold until it is better
-            add("touch", th.unproven_conf, str(neighbour))
+            r.add(Observed.TOUCH, th.unproven_conf, str(neighbour))
             continue
         near_face = (body is not None and
-                     np.linalg.norm(c - body.eyes_mid) < th.hand_at_mask_heads * 2.5 * body.head_px)
+                     np.linalg.norm(c - body.eyes_mid) < th.hand_at_mask_heads * FACE_REACH * body.head_px)
         if near_face:
-            add("hand_at_mask", th.unproven_conf)
+            r.add(Observed.HAND_AT_MASK, th.unproven_conf)
             continue
-        high = body is not None and c[1] < body.shoulder_mid[1] + 0.3 * body.shoulder_w
+        high = body is not None and c[1] < body.shoulder_mid[1] + th.raised_below_shoulders * body.shoulder_w
         if in_zone and not high:
             form = vote_form(v)
             if form is not None:
                 on_table = True
-                add("fist_on_table", 0.4 + 0.6 * form[1], form[0])
+                r.add(Observed.FIST_ON_TABLE, FIST_CONF + FIST_CONF_GAIN * form[1], form[0])
             continue
         if not may_raise:
             continue
         if (high or (body is None and v.up and not in_zone)) and v.up:
             raised.append(v)
-            long_up = int(sum(p > 0.5 for p in finger_extensions(v.hand.points[:, :2])[1:]))
-            add("hand_raised", 0.5 + 0.4 * v.confidence, str(long_up))
+            r.add(Observed.HAND_RAISED, RAISED_CONF + RAISED_CONF_GAIN * v.confidence, str(_long_fingers_up(v)))
             if v.facing_camera:
-                add("fingers_shown", 0.4 + 0.4 * v.confidence, str(v.count))
+                r.add(Observed.FINGERS_SHOWN, FINGERS_CONF + FINGERS_CONF_GAIN * v.confidence, str(v.count))
             continue
         if v.state is HandState.POINTING and not in_zone:
             d = finger_direction(v.hand.points[:, :2], INDEX)
             if abs(d[0]) > abs(d[1]):
-                add("pointing", 0.5 + 0.4 * v.confidence)
+                r.add(Observed.POINTING, POINTING_CONF + POINTING_CONF_GAIN * v.confidence)
+    return raised, on_table
 
-    if body is not None:
-        pose = body.pose
-        # arms crossed: both elbows low and out, both forearms folded onto the
-        # chest (pose wrists are unreliable there: use elbows and hand presence)
-        wrists = pose[[WR_L, WR_R], :2]
-        chest_top = body.shoulder_mid[1]
-        chest_bottom = body.shoulder_mid[1] + 1.4 * body.shoulder_w
-        xs = pose[[SH_L, SH_R], 0]
-        x0, x1 = xs.min() - 0.3 * body.shoulder_w, xs.max() + 0.3 * body.shoulder_w
-        on_chest = [x0 <= w[0] <= x1 and chest_top <= w[1] <= chest_bottom for w in wrists]
-        if all(on_chest) and not raised and not on_table:
-            if "body" not in app:
-                add("arms_crossed", 0.65)
-        elif raised or on_table or not any(on_chest):
-            add("arms_open", 0.7)
-    elif lm.pose is None and not lm.faces and not lm.hands and "body" not in app:
-        add("seat_empty", 0.55)
-    if "body" in app:
-        b = app["body"]
-        # touching: the body window sees the arm reach over; the hands (when
-        # they ran) say whose zone it reached into
-        hand_touch = [f for f in out if f.state == "touch"]
-        out = [f for f in out if f.state != "touch"]
-        if b.get("touch", 0.0) >= 0.5:
-            whom = hand_touch[0].value if hand_touch else _reached_zone(views, seat, seats)
-            add("touch", b["touch"], whom)
-        # a hand at the face: the body window sees the arm bent up to the head,
-        # which the hands model misses on a masked, bowed head
-        out = [f for f in out if f.state != "hand_at_mask"]
-        if b.get("hand_face", 0.0) >= 0.5:
-            add("hand_at_mask", b["hand_face"])
-        # an arm up, seen by the window whether or not the hands model found the
-        # hand over a masked head (its fingers then are unknown)
-        if b.get("raised", 0.0) >= 0.5:
-            add("arm_up", b["raised"])
-        if b.get("night", 0.0) >= 0.5:
-            add("head_down", b["night"])
-            add("arms_crossed", b["night"])
-        elif b.get("empty", 0.0) < 0.5:
-            # out of the night pose, reported positively (review decides when that is a foul)
-            add("head_up", 1.0 - b.get("night", 0.0))
-        if b.get("standing", 0.0) >= 0.5:
-            add("standing", b["standing"])
-        if b.get("empty", 0.0) >= 0.5:
-            add("seat_empty", b["empty"])
-    if "zone" in app:
-        # The learned zone says whether a vote stands there and whether in the
-        # right form; the hands, when they saw it, only name which form (their
-        # landmarks on a 30 px fist are too coarse to judge it alone).
-        z = app["zone"]
-        good, wrong = z.get("vote", 0.0), z.get("wrong", 0.0)
-        forms = [f.value for f in out if f.state == "fist_on_table"]
-        out = [f for f in out if f.state != "fist_on_table"]
-        if good + wrong >= 0.3:
-            if "wrong" not in z:
-                form = forms[0] if forms else None
-            elif wrong >= WRONG_SHARE * (good + wrong):
-                form = next((f for f in forms if f in WRONG_FORMS), "palm")
-            else:
-                form = next((f for f in forms if f not in WRONG_FORMS), "thumb_up")
-            add("fist_on_table", good + wrong, form)
-    if "head" in app:
-        return out, raised
-    if not lm.mesh and any(f.state == "head_down" for f in out):
-        # A bowed head shows the camera its crown: the pose's "eyes" land on the
-        # hair and read as a bare band. Without the face mesh (which never fires
-        # on a masked face) that is no evidence of a mask off.
-        out = [f for f in out if f.state not in ("mask_off", "mask_lifted")]
-    return out, raised
+
+def _touched_zone(r: _Reading, c: np.ndarray) -> int | None:
+    """The neighbour whose table zone the hand centre reaches well into: a
+    hand resting by the own zone's edge is nearer the own zone's centre."""
+    seat = r.lm.seat
+    own_d = float(np.linalg.norm(c - _centre(r.region.table_zone)))
+    return next((s for s, reg in r.seats.items() if s != seat and abs(s - seat) in (1, 9)
+                 and _inside(c, reg.table_zone, 0.0)
+                 and np.linalg.norm(c - _centre(reg.table_zone)) < r.th.touch_ratio * own_d), None)
+
+
+def _arms_and_presence(r: _Reading, raised: list[HandView], on_table: bool) -> None:
+    """Arms crossed on the chest or open, from the own pose; an empty seat
+    when the crop shows nobody at all."""
+    body, th, lm = r.body, r.th, r.lm
+    if body is None:
+        if lm.pose is None and not lm.faces and not lm.hands and "body" not in r.app:
+            r.add(Observed.SEAT_EMPTY, SEAT_EMPTY_CONF)
+        return
+    pose = body.pose
+    # arms crossed: both elbows low and out, both forearms folded onto the
+    # chest (pose wrists are unreliable there: use elbows and hand presence)
+    wrists = pose[[WR_L, WR_R], :2]
+    chest_top = body.shoulder_mid[1]
+    chest_bottom = body.shoulder_mid[1] + th.chest_depth * body.shoulder_w
+    xs = pose[[SH_L, SH_R], 0]
+    x0, x1 = xs.min() - th.chest_margin * body.shoulder_w, xs.max() + th.chest_margin * body.shoulder_w
+    on_chest = [x0 <= w[0] <= x1 and chest_top <= w[1] <= chest_bottom for w in wrists]
+    if all(on_chest) and not raised and not on_table:
+        if "body" not in r.app:
+            r.add(Observed.ARMS_CROSSED, ARMS_CROSSED_CONF)
+    elif raised or on_table or not any(on_chest):
+        r.add(Observed.ARMS_OPEN, ARMS_OPEN_CONF)
+
+
+def _drop_crown_reading(r: _Reading) -> None:
+    """A bowed head shows the camera its crown: the pose's "eyes" land on the
+    hair and read as a bare band. Without the face mesh (which never fires
+    on a masked face) that is no evidence of a mask off."""
+    if not r.lm.mesh and any(f.state is Observed.HEAD_DOWN for f in r.out):
+        r.drop(Observed.MASK_OFF, Observed.MASK_LIFTED)
+
+
+# --- the learned windows --------------------------------------------------------
+
+def _head_window_mask(r: _Reading) -> None:
+    """The mask from the learned head window (it sees masked, bowed heads the
+    pose misses): every mask state the window gives a fair chance, not only
+    the most likely, so the tracks' hysteresis follows a brief, wavering peek."""
+    head = r.app["head"]
+    best = max(head.items(), key=lambda x: x[1])
+    for state, p in head.items():
+        if state == best[0] or p >= MASK_ALSO:
+            r.add(state, p)
+
+
+def _body_window(r: _Reading, views: list[HandView]) -> None:
+    """The body window's touch, hand at the face, raised arm, night pose,
+    standing and empty seat; it replaces the hands' touch and hand-at-mask."""
+    b = r.app["body"]
+    # touching: the body window sees the arm reach over; the hands (when
+    # they ran) say whose zone it reached into
+    hand_touch = r.drop(Observed.TOUCH)
+    if b.get("touch", 0.0) >= WINDOW_SAYS:
+        whom = hand_touch[0].value if hand_touch else _reached_zone(views, r.lm.seat, r.seats)
+        r.add(Observed.TOUCH, b["touch"], whom)
+    # a hand at the face: the body window sees the arm bent up to the head,
+    # which the hands model misses on a masked, bowed head
+    r.drop(Observed.HAND_AT_MASK)
+    if b.get("hand_face", 0.0) >= WINDOW_SAYS:
+        r.add(Observed.HAND_AT_MASK, b["hand_face"])
+    # an arm up, seen by the window whether or not the hands model found the
+    # hand over a masked head (its fingers then are unknown)
+    if b.get("raised", 0.0) >= WINDOW_SAYS:
+        r.add(Observed.ARM_UP, b["raised"])
+    if b.get("night", 0.0) >= WINDOW_SAYS:
+        r.add(Observed.HEAD_DOWN, b["night"])
+        r.add(Observed.ARMS_CROSSED, b["night"])
+    elif b.get("empty", 0.0) < WINDOW_SAYS:
+        # out of the night pose, reported positively (review decides when that is a foul)
+        r.add(Observed.HEAD_UP, 1.0 - b.get("night", 0.0))
+    if b.get("standing", 0.0) >= WINDOW_SAYS:
+        r.add(Observed.STANDING, b["standing"])
+    if b.get("empty", 0.0) >= WINDOW_SAYS:
+        r.add(Observed.SEAT_EMPTY, b["empty"])
+
+
+def _zone_window(r: _Reading) -> None:
+    """The learned zone says whether a vote stands there and whether in the
+    right form; the hands, when they saw it, only name which form (their
+    landmarks on a 30 px fist are too coarse to judge it alone)."""
+    z = r.app["zone"]
+    good, wrong = z.get("vote", 0.0), z.get("wrong", 0.0)
+    forms = [f.value for f in r.drop(Observed.FIST_ON_TABLE)]
+    if good + wrong < ZONE_VOTE:
+        return
+    if "wrong" not in z:
+        form = forms[0] if forms else None
+    elif wrong >= WRONG_SHARE * (good + wrong):
+        form = next((f for f in forms if f in WRONG_FORMS), "palm")
+    else:
+        form = next((f for f in forms if f not in WRONG_FORMS), "thumb_up")
+    r.add(Observed.FIST_ON_TABLE, good + wrong, form)
 
 
 def _shots(raised: list[tuple[float, list[HandView]]], seat: int, th: Thresholds) -> list[FrameState]:
@@ -489,17 +587,14 @@ def _shots(raised: list[tuple[float, list[HandView]]], seat: int, th: Thresholds
     out = []
     last_up: float | None = None
     for t, views in raised:
-        counts = [int(sum(p > 0.5 for p in finger_extensions(v.hand.points[:, :2])[1:])) for v in views]
+        counts = [_long_fingers_up(v) for v in views]
         if not counts:
             continue
         if max(counts) >= 1:
             last_up = t
         elif last_up is not None and t - last_up <= th.shot_window:
-            out.append(FrameState(t, seat, "shot", 0.7))
+            out.append(FrameState(t, seat, Observed.SHOT, SHOT_CONF))
     return out
-
-
-MASK_STATES = ("mask_on", "mask_off", "mask_lifted")
 
 
 def _long_runs(landmarks: list[SeatLandmarks], lost_of: dict[float, bool], th: Thresholds) -> set[float]:
@@ -548,9 +643,9 @@ def _indirect_mask(frames: list[FrameState], landmarks: list[SeatLandmarks], th:
     evidence within `carry_seconds`, then "face lost" (no face or pose found
     in the crop at all) answer weakly.
     """
-    direct: dict[float, str] = {f.t: f.state for f in frames if f.state in MASK_STATES}
+    direct: dict[float, Observed] = {f.t: f.state for f in frames if f.state in MASK_STATES}
     off_dark = [lm.features["win_dark"] for lm in landmarks
-                if direct.get(lm.t) == "mask_off" and "win_dark" in lm.features]
+                if direct.get(lm.t) is Observed.MASK_OFF and "win_dark" in lm.features]
     every = [lm.features["win_dark"] for lm in landmarks if "win_dark" in lm.features]
     base = (float(np.median(off_dark)) if len(off_dark) >= th.base_min_frames
             else float(np.percentile(every, 30)) if len(every) >= 2 * th.base_min_frames else None)
@@ -564,7 +659,7 @@ def _indirect_mask(frames: list[FrameState], landmarks: list[SeatLandmarks], th:
     out = []
     for lm in landmarks:
         if lm.t in long_lost and lm.t not in direct:
-            out.append(FrameState(lm.t, lm.seat, "mask_on", th.indirect_conf + 0.03))
+            out.append(FrameState(lm.t, lm.seat, Observed.MASK_ON, th.indirect_conf + 0.03))
             continue
         if lm.t in direct:
             continue
@@ -575,7 +670,7 @@ def _indirect_mask(frames: list[FrameState], landmarks: list[SeatLandmarks], th:
             # bare around here: a dark window is then a lean, not a mask
             lost = lm.pose is None and (not lm.faces or not th.lost_needs_no_face)
             if excess > 0 and lost:
-                out.append(FrameState(lm.t, lm.seat, "mask_on", round(min(0.95, th.indirect_conf + 3 * excess), 3)))
+                out.append(FrameState(lm.t, lm.seat, Observed.MASK_ON, round(min(0.95, th.indirect_conf + 3 * excess), 3)))
             # else: no own eyes seen and no dark window: unknown. "Mask off" needs
             # positive evidence (a false one accuses a player of peeking).
             continue
@@ -583,7 +678,7 @@ def _indirect_mask(frames: list[FrameState], landmarks: list[SeatLandmarks], th:
         if near:
             out.append(FrameState(lm.t, lm.seat, min(near)[1], th.indirect_conf - 0.02))
         elif lm.pose is None and not lm.faces and not lm.mesh:
-            out.append(FrameState(lm.t, lm.seat, "mask_on", 0.55))
+            out.append(FrameState(lm.t, lm.seat, Observed.MASK_ON, 0.55))
     return out
 
 
@@ -624,7 +719,7 @@ def _zone_fists(frames: list[FrameState], landmarks: list[SeatLandmarks], th: Th
     The seat's own baseline is the zone's usual skin (a resting hand, a sleeve,
     a neighbour's elbow); a fist landing adds skin above it. Where the hand
     model did see a fist the frame already has one, and its form stays."""
-    have = {f.t for f in frames if f.state == "fist_on_table"}
+    have = {f.t for f in frames if f.state is Observed.FIST_ON_TABLE}
     # frames the learned zone model judged need no second opinion
     landmarks = [lm for lm in landmarks if "app_zone_vote" not in lm.features]
     values = [(lm.t, lm.features.get("zone_skin")) for lm in landmarks]
@@ -642,7 +737,7 @@ def _zone_fists(frames: list[FrameState], landmarks: list[SeatLandmarks], th: Th
         if lm.features.get("zone_skin_extent", 0.0) < th.zone_skin_min_extent:
             continue
         conf = min(0.95, 0.6 + (v - need) / max(need, 1e-3))
-        out.append(FrameState(t, lm.seat, "fist_on_table", conf, "fist"))
+        out.append(FrameState(t, lm.seat, Observed.FIST_ON_TABLE, conf, "fist"))
     return out
 
 

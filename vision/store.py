@@ -63,7 +63,7 @@ def _t(t: float) -> float:
 
 
 @dataclass(frozen=True)
-class Interval:
+class StoredInterval:
     cam: str
     seat: int
     state: str
@@ -150,7 +150,7 @@ class ObservationStore:
                 (cam, model, calls.get(model, 0), secs))
         self.db.commit()
 
-    def add_intervals(self, table: str, rows: Iterable[Interval]) -> None:
+    def add_intervals(self, table: str, rows: Iterable[StoredInterval]) -> None:
         if table not in ("states", "tracks"):
             raise ValueError("table is 'states' or 'tracks'")
         self.db.executemany(f"INSERT INTO {table} VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -203,7 +203,7 @@ class ObservationStore:
 
     def intervals(self, table: str, seat: int | None = None, state: str | None = None,
                   t0: float | None = None, t1: float | None = None,
-                  cam: str | None = None) -> list[Interval]:
+                  cam: str | None = None) -> list[StoredInterval]:
         """Rows overlapping [t0, t1)."""
         if table not in ("states", "tracks"):
             raise ValueError("table is 'states' or 'tracks'")
@@ -218,7 +218,7 @@ class ObservationStore:
         if t0 is not None:
             q += " AND t1 >= ?"
             args.append(t0)
-        return [Interval(*r) for r in self.db.execute(q + " ORDER BY t0, seat", args)]
+        return [StoredInterval(*r) for r in self.db.execute(q + " ORDER BY t0, seat", args)]
 
     def done_chunks(self, cam: str = "cam1") -> list[tuple[float, float, float, str, str, str | None]]:
         """(t0, t1, fps, seats, models, label) of each finished chunk."""

@@ -6,49 +6,64 @@ module applies hysteresis (enter above `on`, leave below `off`), a minimum
 duration, and gap bridging, per seat and state, and keeps the value (form,
 finger count, neighbour) that the frames agreed on most.
 
-Rule-free: the vocabulary of states is vision's own (see STATES).
+Rule-free: the vocabulary of states is vision's own (Observed).
 """
 from __future__ import annotations
 
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Iterable
 
-# What the classifiers report per seat. Values in brackets go in `value`.
-STATES = (
-    "mask_on", "mask_off", "mask_lifted",      # the eye band
-    "hand_at_mask",
-    "head_down", "arms_crossed",               # the night pose's parts
-    "head_up", "arms_open",                    # ... and their breach, reported positively
-    "hand_raised",                             # [fingers up: 1, 2, ...]
-    "arm_up",                                  # the body window's raised arm (fingers unknown)
-    "shot",                                    # raised fingers flexing
-    "fingers_shown",                           # [count 0-5]
-    "pointing",
-    "fist_on_table",                           # [form: thumb_up, fist, palm, fingertip]
-    "touch",                                   # [neighbour seat]
-    "standing", "seat_empty",
-)
+class Observed(StrEnum):
+    """What the classifiers report per seat. Values in brackets go in `value`."""
+    MASK_ON = "mask_on"                # the eye band
+    MASK_OFF = "mask_off"
+    MASK_LIFTED = "mask_lifted"
+    HAND_AT_MASK = "hand_at_mask"
+    HEAD_DOWN = "head_down"            # the night pose's parts
+    ARMS_CROSSED = "arms_crossed"
+    HEAD_UP = "head_up"                # ... and their breach, reported positively
+    ARMS_OPEN = "arms_open"
+    HAND_RAISED = "hand_raised"        # [fingers up: 1, 2, ...]
+    ARM_UP = "arm_up"                  # the body window's raised arm (fingers unknown)
+    SHOT = "shot"                      # raised fingers flexing
+    FINGERS_SHOWN = "fingers_shown"    # [count 0-5]
+    POINTING = "pointing"
+    FIST_ON_TABLE = "fist_on_table"    # [form: thumb_up, fist, palm, fingertip]
+    TOUCH = "touch"                    # [neighbour seat]
+    STANDING = "standing"
+    SEAT_EMPTY = "seat_empty"
+
+
+MASK_STATES = (Observed.MASK_ON, Observed.MASK_OFF, Observed.MASK_LIFTED)
 
 
 @dataclass(frozen=True)
 class FrameState:
     t: float
     seat: int
-    state: str
+    state: Observed
     confidence: float
     value: str | None = None
+
+    def __post_init__(self) -> None:
+        # a state read back from JSON (or a test) is a plain string: one vocabulary
+        object.__setattr__(self, "state", Observed(self.state))
 
 
 @dataclass(frozen=True)
 class Track:
     seat: int
-    state: str
+    state: Observed
     t0: float
     t1: float
     confidence: float
     value: str | None = None
     frames: int = 0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "state", Observed(self.state))
 
     def covers(self, t: float, slack: float = 0.0) -> bool:
         return self.t0 - slack <= t <= self.t1 + slack
@@ -71,14 +86,14 @@ class Smoothing:
 
 DEFAULT = Smoothing()
 # Votes must "land and stay"; masks flicker when a hand passes the face.
-PER_STATE: dict[str, Smoothing] = {
-    "fist_on_table": Smoothing(on=0.6, off=0.4, min_frames=3, max_gap=0.3),
+PER_STATE: dict[Observed, Smoothing] = {
+    Observed.FIST_ON_TABLE: Smoothing(on=0.6, off=0.4, min_frames=3, max_gap=0.3),
     # a peek is brief and the head window wavers between "lifted" and "on"
     # while the band moves: hold the track through the low frames
-    "mask_lifted": Smoothing(on=0.6, off=0.15, min_frames=3, max_gap=0.5),
+    Observed.MASK_LIFTED: Smoothing(on=0.6, off=0.15, min_frames=3, max_gap=0.5),
     # a touch glimpsed in one frame is kept (weak, under the checks' least
     # evidence): inside an arm out of the night pose it names the reach
-    "touch": Smoothing(on=0.6, off=0.4, min_frames=1, max_gap=0.5),
+    Observed.TOUCH: Smoothing(on=0.6, off=0.4, min_frames=1, max_gap=0.5),
 }
 
 
@@ -91,7 +106,7 @@ class _Open:
 
 
 def build_tracks(frames: Iterable[FrameState], sample_times: dict[int, list[float]] | None = None,
-                 smoothing: dict[str, Smoothing] | None = None) -> list[Track]:
+                 smoothing: dict[Observed, Smoothing] | None = None) -> list[Track]:
     """Per (seat, state), hysteresis over the sampled frames.
 
     `sample_times[seat]` lists every time the seat was looked at, so a frame in
@@ -99,7 +114,7 @@ def build_tracks(frames: Iterable[FrameState], sample_times: dict[int, list[floa
     evidence); without it only reported frames are known and gaps decide.
     """
     rules = {**PER_STATE, **(smoothing or {})}
-    by_key: dict[tuple[int, str], dict[float, FrameState]] = defaultdict(dict)
+    by_key: dict[tuple[int, Observed], dict[float, FrameState]] = defaultdict(dict)
     for f in frames:
         cur = by_key[(f.seat, f.state)].get(f.t)
         if cur is None or f.confidence > cur.confidence:
@@ -113,7 +128,7 @@ def build_tracks(frames: Iterable[FrameState], sample_times: dict[int, list[floa
     return tracks
 
 
-def _hysteresis(seat: int, state: str, times: list[float], obs: dict[float, FrameState],
+def _hysteresis(seat: int, state: Observed, times: list[float], obs: dict[float, FrameState],
                 rule: Smoothing) -> list[Track]:
     out: list[Track] = []
     cur: _Open | None = None
@@ -146,8 +161,3 @@ def _hysteresis(seat: int, state: str, times: list[float], obs: dict[float, Fram
     if cur is not None:
         close(cur)
     return out
-
-
-def tracks_at(tracks: Iterable[Track], seat: int, state: str, a: float, b: float) -> list[Track]:
-    """The seat's tracks of a state overlapping [a, b]."""
-    return [tr for tr in tracks if tr.seat == seat and tr.state == state and tr.overlaps(a, b)]

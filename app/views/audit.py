@@ -8,8 +8,10 @@ import streamlit as st
 
 from app.audit_view import summarise
 from app.game import find_games, roots_from_env
-from app.identity import ReviewerRole
+from review.store import ReviewerRole
 from app.ui import current_game_dir, open_game, reviewer
+from review.report import write_report
+from review.workspace import GameWorkspace
 
 st.title("Audit")
 me = reviewer()
@@ -36,19 +38,14 @@ st.dataframe(pd.DataFrame([{
     hide_index=True, width="stretch")
 
 st.subheader("Reports")
-try:
-    from review.report import write_report
-except ImportError:
-    write_report = None
-    st.info("Report export is unavailable: review.report is not installed.")
 for s in summaries:
     c1, c2, c3 = st.columns([3, 1, 1], vertical_alignment="center")
     c1.markdown(f"**{s.path.name}** · {s.review_status}")
     if c2.button("Open", key=f"audit_open_{s.path.name}"):
         open_game(s.path)
         st.switch_page("views/queue.py")
-    html = s.path / "analysis" / "report.html"
-    if write_report is not None and c3.button("Export report", key=f"audit_export_{s.path.name}"):
+    html = GameWorkspace(s.path).report_html_path
+    if c3.button("Export report", key=f"audit_export_{s.path.name}"):
         try:
             write_report(s.path)
         except Exception as exc:

@@ -6,12 +6,13 @@ from pathlib import Path
 
 import streamlit as st
 
-from app.analysis import AnalysisUnavailable, Progress, analyze_hook
+from app.analysis import Progress
 from app.game import GameLoadError, find_games, load_game, roots_from_env
 from app.seat_regions import check_file
 from app.ui import current_game_dir, open_game
-from review.workspace import ANALYSIS_STEPS
 from app.uploads import ProtocolKind, Upload, UploadRefused, create_workspace, size_limit
+from review.pipeline import analyze
+from review.workspace import ANALYSIS_STEPS, is_game_dir
 
 st.title("Games")
 
@@ -51,7 +52,7 @@ if path:
         game = None
     if game is not None:
         st.header(game.title)
-        st.caption(f"`{game.root}` · profile `{game.profile}`")
+        st.caption(f"`{game.root}` · profile `{game.profile.name}`")
         for problem in game.problems:
             st.warning(problem)
         state = game.state
@@ -65,38 +66,32 @@ if path:
         st.markdown(f"**Analysis**: {'complete' if state.analysed else 'next step: ' + str(state.next_step)}"
                     f"  \n{steps}")
 
-        try:
-            hook = analyze_hook()
-        except AnalysisUnavailable as exc:
-            hook = None
-            st.info(f"Analysis is unavailable in this installation: {exc}")
-        if hook is not None:
-            calib = check_file(game.ws.calibration_path)
-            if not calib.ok:
-                st.error("Analysis refused: the calibration is invalid. Fix it on the Calibration "
-                         "page.  \n" + "  \n".join(calib.problems))
-            label = "Resume analysis" if any(state.steps.values()) and not state.analysed else "Run analysis"
-            if st.button(label, key="run_analysis", disabled=not calib.ok):
-                bar = st.progress(0.0, text="starting…")
-                progress = Progress(time.monotonic, steps=ANALYSIS_STEPS)
+        calib = check_file(game.ws.calibration_path)
+        if not calib.ok:
+            st.error("Analysis refused: the calibration is invalid. Fix it on the Calibration "
+                     "page.  \n" + "  \n".join(calib.problems))
+        label = "Resume analysis" if any(state.steps.values()) and not state.analysed else "Run analysis"
+        if st.button(label, key="run_analysis", disabled=not calib.ok):
+            bar = st.progress(0.0, text="starting…")
+            progress = Progress(time.monotonic, steps=ANALYSIS_STEPS)
 
-                def report(*args, **kwargs):
-                    frac, msg = progress.update(*args, **kwargs)
-                    bar.progress(min(max(frac, 0.0), 1.0), text=progress.text(msg))
+            def report(*args, **kwargs):
+                frac, msg = progress.update(*args, **kwargs)
+                bar.progress(min(max(frac, 0.0), 1.0), text=progress.text(msg))
 
-                try:
-                    hook(game.root, progress=report)
-                except Exception as exc:  # the pipeline's error is the user's message
-                    st.error(f"Analysis stopped: {exc}. Finished steps are kept; "
-                             "press Resume to continue.")
-                else:
-                    bar.progress(1.0, text="done")
-                    st.success("Analysis finished.")
+            try:
+                analyze(game.root, progress=report)
+            except Exception as exc:  # the pipeline's error is the user's message
+                st.error(f"Analysis stopped: {exc}. Finished steps are kept; "
+                         "press Resume to continue.")
+            else:
+                bar.progress(1.0, text="done")
+                st.success("Analysis finished.")
 
 # -- create ------------------------------------------------------------------------------
 st.divider()
 st.subheader("New game from a recording and a protocol")
-default_root = next((r for r in roots if not (Path(r) / "protocol.json").exists()),
+default_root = next((r for r in roots if not is_game_dir(r)),
                     str(Path.cwd() / "games"))
 with st.form("create_game", clear_on_submit=False):
     new_root = st.text_input("Create it in folder", value=default_root, key="new_root")

@@ -3,13 +3,14 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app.frames import FrameError, crop, cut_clip, draw_hand_landmarks, draw_seats, read_frame, video_meta
+from app.frames import FrameError, crop, cut_clip, draw_seats, read_frame, video_meta
 from app.incident_queue import IMPACT_LABEL, clock, one_line, who
 from app.player import can_inline, player_html
 from app.rule_text import clause_text
 from app.seat_regions import CalibrationError, regions_for
 from app.ui import INCIDENT_KEY, require_game, require_reviewer, reviewer, store
 from review.incidents import EvidenceKind, sort_by_priority
+from vision.drawing import draw_hand_landmarks
 
 st.title("Incident")
 game = require_game()
@@ -130,11 +131,8 @@ if meta is not None:
                 try:
                     part = crop(frame, boxes[seat])
                     if st.toggle("Draw hand landmarks", key=f"lm_{inc.id}"):
-                        try:
-                            part, n = draw_hand_landmarks(part)
-                            st.caption(f"{n} hand(s) found by MediaPipe")
-                        except ImportError:
-                            st.info("Landmark drawing needs the vision package.")
+                        part, n = draw_hand_landmarks(part)
+                        st.caption(f"{n} hand(s) found by MediaPipe")
                     st.image(part, caption=f"Seat {seat}", width="stretch")
                 except FrameError as exc:
                     st.warning(str(exc))
@@ -154,7 +152,7 @@ if stills:
 st.markdown("#### Rule")
 text = clause_text(inc.clause, game.profile)
 if text:
-    st.markdown(f"**{inc.clause}** ({game.profile}): {text}")
+    st.markdown(f"**{inc.clause}** ({game.profile.name}): {text}")
 else:
     st.caption(f"{inc.clause or 'No clause'} — the rule text is not available here.")
 

@@ -5,7 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from app.frames import FrameError, crop, read_frame, video_meta
-from app.identity import ReviewerRole
+from review.store import ReviewerRole
 from app.incident_queue import clock
 from app.seat_regions import CalibrationError, regions_for
 from app.ui import open_incident, require_game, require_reviewer, store

@@ -32,7 +32,7 @@ class DayRecord:
 
 
 @dataclass
-class DayOutcome:
+class DayResult:
     """What the layout saw; importers without death fields use it to know who left."""
     order: tuple[int, ...] = ()
     candidates: list[int] = field(default_factory=list)
@@ -44,14 +44,14 @@ class DayOutcome:
 
 def emit_day(log: EventLog, day: DayRecord, *, opener: int | None, alive: set[int],
              options: Mapping[str, Any], is_out: Callable[[int], bool],
-             stop_after_speaker: int | None = None) -> DayOutcome:
+             stop_after_speaker: int | None = None) -> DayResult:
     """Emit the day's events into `log`.
 
     `stop_after_speaker` cuts a live record: speeches up to that seat, no vote.
     """
     r = day.round
     candidates: list[int] = []
-    out = DayOutcome(candidates=candidates)
+    out = DayResult(candidates=candidates)
 
     def nominate(by: int) -> None:
         target = day.nominations.get(by)
@@ -103,7 +103,7 @@ def _living(is_out: Callable[[int], bool]) -> list[int]:
     return [s for s in range(1, 11) if not is_out(s)]
 
 
-def _emit_voting(log: EventLog, day: DayRecord, out: DayOutcome,
+def _emit_voting(log: EventLog, day: DayRecord, out: DayResult,
                  options: Mapping[str, Any], is_out: Callable[[int], bool]) -> None:
     r = day.round
     candidates = out.candidates
@@ -168,7 +168,7 @@ def _emit_voting(log: EventLog, day: DayRecord, out: DayOutcome,
     _emit_raise(log, day, out, options, is_out)
 
 
-def _emit_raise(log: EventLog, day: DayRecord, out: DayOutcome, options: Mapping[str, Any],
+def _emit_raise(log: EventLog, day: DayRecord, out: DayResult, options: Mapping[str, Any],
                 is_out: Callable[[int], bool]) -> None:
     r = day.round
     tied = out.leaders

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Mapping, Sequence
 
-from .day import DayOutcome
+from .day import DayResult
 
 
 def night_victim(shots: Sequence[tuple[int, int]], alive: Iterable[int],
@@ -23,7 +23,7 @@ def night_victim(shots: Sequence[tuple[int, int]], alive: Iterable[int],
     return None
 
 
-def day_leavers(out: DayOutcome, round_: int, living: int, options: Mapping[str, Any],
+def day_leavers(out: DayResult, round_: int, living: int, options: Mapping[str, Any],
                 last_pass: Mapping[int, int]) -> list[int]:
     """Who the day's vote removes under the profile's first-day and raise rules."""
     if out.raise_yes is not None:

@@ -18,7 +18,7 @@ from engine.profiles import DEFAULT_PROFILE, ProfileError, get_profile
 from engine.speaking import day_closer, day_opener
 
 from .assembly import Anchor, EventLog
-from .day import DayOutcome, DayRecord, emit_day
+from .day import DayResult, DayRecord, emit_day
 from .errors import ImportError_, read_int as _int, read_list as _list, read_seat as _seat
 from .following import day_leavers, night_victim
 
@@ -338,7 +338,7 @@ class _Game:
             if isinstance(text, str) and text.strip():
                 self.log.note(f"polemica bonus of seat {seat}: {text.strip()}")
 
-    def _note_nomination_order(self, r: int, out: DayOutcome) -> None:
+    def _note_nomination_order(self, r: int, out: DayResult) -> None:
         """polemica lists a day's nominations in entry order; say so when it is not the speaking order."""
         rec = self.days.get(r + 1)
         if rec is None:

@@ -139,8 +139,6 @@ class SeatScript:
     def channel(self, ch: Channel) -> tuple[ActionEvent, ...]:
         return tuple(e for e in self.events if e.action.channel is ch)
 
-    def change_times(self) -> list[float]:
-        return [e.t for e in self.events]
 
 
 Scripts = dict[int, SeatScript]

@@ -10,13 +10,11 @@ from __future__ import annotations
 
 import copy
 
+from engine.protocol import Protocol
+from engine.replay import replay
 
-def _alive_before(protocol: dict) -> list[set[int]] | None:
-    try:
-        from engine.protocol import Protocol
-        from engine.replay import replay
-    except ImportError:
-        return None
+
+def _alive_before(protocol: dict) -> list[set[int]]:
     rep = replay(Protocol.from_dict(protocol))
     alive = [set(rep.initial.in_game())]
     alive += [set(s.in_game()) for s in rep.states]
@@ -41,8 +39,6 @@ def add_shooting_calls(protocol: dict) -> dict:
     if not todo:
         return protocol
     alive = _alive_before(protocol)
-    if alive is None:
-        return protocol
     out = copy.deepcopy(protocol)
     new_events: list[dict] = []
     cursor = 0

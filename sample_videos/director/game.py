@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import random
 
+from engine.profiles import DEFAULT_PROFILE
+
 from .rng import stream
 from .voting import profile_options
 
@@ -206,7 +208,7 @@ def _protocol(seed: int, profile: str, forbidden_raise: bool, names: list[str], 
     }
 
 
-def sample_game(seed: int, profile: str = "mafclub-2023", forbidden_raise: bool = False) -> dict:
+def sample_game(seed: int, profile: str = DEFAULT_PROFILE, forbidden_raise: bool = False) -> dict:
     """The untimed judge's protocol of the scripted sample game for `seed`."""
     rng = stream(seed, "game")
     seats = list(range(1, 11))
@@ -317,7 +319,7 @@ def _vote_day(table: _Table, rng: random.Random, noms: list[int], counts: list[i
     return ev
 
 
-def full_game(seed: int, profile: str = "mafclub-2023", forbidden_raise: bool = False) -> dict:
+def full_game(seed: int, profile: str = DEFAULT_PROFILE, forbidden_raise: bool = False) -> dict:
     """The untimed protocol of a whole game (`--realistic-timing`): six days
     and six nights played to a red win: 50 full speeches (last words and
     farewells included) and 10 tie speeches

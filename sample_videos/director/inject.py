@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import random
 
-from .model import BODY, HEAD, MASK, Act, Placement, Plan, Violation
+from .model import BODY, HEAD, MASK, Act, PlannedFist, Plan, Violation
 from .rng import stream
 from .voting import announced, changes_outcome, outcome, recount
 
@@ -249,7 +249,7 @@ def _vote_rounds(plan: Plan, exclude_miscount: bool = True):
     return [r for r in plan.rounds if r.kind != "raise" and not (exclude_miscount and r.id in touched)]
 
 
-def _fists(plan: Plan, rng: random.Random, cond) -> list[Placement]:
+def _fists(plan: Plan, rng: random.Random, cond) -> list[PlannedFist]:
     rounds = {r.id: r for r in _vote_rounds(plan)}
     # One violation per voter and round keeps each injection readable on video.
     marked = {(v.details.get("round"), s) for v in plan.violations if "round" in v.details for s in v.seats}
@@ -259,7 +259,7 @@ def _fists(plan: Plan, rng: random.Random, cond) -> list[Placement]:
     return out
 
 
-def _try_void(plan: Plan, rng: random.Random, cond, change) -> Placement:
+def _try_void(plan: Plan, rng: random.Random, cond, change) -> PlannedFist:
     """Apply `change` to a fist whose loss does not change the outcome."""
     for p in _fists(plan, rng, cond):
         before = (p.t_place, p.t_lift, p.form)
@@ -323,7 +323,7 @@ def inject_double_vote(plan: Plan, rng: random.Random) -> None:
         if p.t_lift > last.t - 0.3:
             continue
         t_place = round(last.t_call_end + rng.uniform(0.2, 0.8), 2)
-        second = Placement(seat=p.seat, round_id=r.id, call=len(r.calls) - 1, candidate=last.candidate,
+        second = PlannedFist(seat=p.seat, round_id=r.id, call=len(r.calls) - 1, candidate=last.candidate,
                            t_place=t_place, t_lift=round(last.t_thanks + rng.uniform(0.4, 0.8), 2),
                            hand=p.hand, judge_counted=False)
         plan.placements.append(second)
@@ -356,7 +356,7 @@ def inject_miscount(plan: Plan, rng: random.Random) -> None:
     r = plan.rounds[rid]
     call = r.calls[k]
     lo, hi = call.t_call_end + 0.3, call.t_thanks - 0.3
-    fist = Placement(seat=m, round_id=rid, call=k, candidate=call.candidate,
+    fist = PlannedFist(seat=m, round_id=rid, call=k, candidate=call.candidate,
                      t_place=round(rng.uniform(lo, max(lo, hi)), 2),
                      t_lift=round(call.t_thanks + rng.uniform(0.4, 0.8), 2), judge_counted=False)
     plan.placements.append(fist)

@@ -32,7 +32,7 @@ class Act:
 
 
 @dataclass
-class Placement:
+class PlannedFist:
     """One fist (or palm, fingertip) placed on the table in a vote window."""
     seat: int
     round_id: int
@@ -47,7 +47,7 @@ class Placement:
 
 
 @dataclass
-class VoteCall:
+class PlannedCall:
     candidate: int | str
     event: int              # index in protocol.events
     t: float
@@ -63,7 +63,7 @@ class VoteRound:
     id: int
     day: int
     kind: str               # vote | revote | raise
-    calls: list[VoteCall]
+    calls: list[PlannedCall]
     eligible: list[int]
     t_announce: float | None = None
 
@@ -96,7 +96,7 @@ class Plan:
     roles: dict[int, str]
     acts: list[Act]
     rounds: list[VoteRound]
-    placements: list[Placement]
+    placements: list[PlannedFist]
     nights: list[Night]
     days: list[tuple[float, float]]
     speeches: list[tuple[int, float, float, str]]   # (seat, t0, t1, kind)
@@ -107,8 +107,3 @@ class Plan:
     def alive_at(self, t: float) -> list[int]:
         return [s for s in range(1, 11) if self.exits.get(s, float("inf")) > t]
 
-    def night_at(self, t: float) -> Night | None:
-        for n in self.nights:
-            if n.t_nightfall <= t < (n.t_morning if n.t_morning is not None else self.duration):
-                return n
-        return None

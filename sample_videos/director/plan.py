@@ -18,8 +18,10 @@ Conventions chosen here (documented in docs/synth.md):
 """
 from __future__ import annotations
 
+from engine.profiles import DEFAULT_PROFILE
+
 from .cast import Persona
-from .model import BODY, HANDS, HEAD, MASK, Act, Night, Placement, Plan, VoteCall, VoteRound
+from .model import BODY, HANDS, HEAD, MASK, Act, Night, PlannedFist, Plan, PlannedCall, VoteRound
 from .rng import stream
 
 MOTION = 0.45          # seconds a move takes (the acting default transition)
@@ -44,10 +46,10 @@ def plan_performance(timed: dict, seed: int, cast: dict[int, Persona]) -> Plan:
     roles = _roles(timed)
     events = timed["events"]
     duration = float(timed["duration"])
-    profile = timed.get("game", {}).get("profile", "mafclub-2023")
+    profile = timed.get("game", {}).get("profile", DEFAULT_PROFILE)
     acts: list[Act] = []
     rounds: list[VoteRound] = []
-    placements: list[Placement] = []
+    placements: list[PlannedFist] = []
     nights: list[Night] = []
     days: list[tuple[float, float]] = []
     speeches: list[tuple[int, float, float, str]] = []
@@ -196,7 +198,7 @@ def plan_performance(timed: dict, seed: int, cast: dict[int, Persona]) -> Plan:
                 current_round = new_round("vote", None)
             t_call_end = float(ev.get("t_call_end", t + 1.0))
             t_thanks = float(ev.get("t_thanks", t_call_end + 1.5))
-            call = VoteCall(candidate=cand, event=i, t=t, t_call_end=t_call_end, t_thanks=t_thanks,
+            call = PlannedCall(candidate=cand, event=i, t=t, t_call_end=t_call_end, t_thanks=t_thanks,
                             announced=int(ev.get("announced", 0)),
                             voters=[int(v) for v in ev.get("voters", [])])
             current_round.calls.append(call)
@@ -228,7 +230,7 @@ def _listeners_turn(acts: list[Act], speaker: int, t0: float, t1: float, alive: 
         acts.append(Act(s, HEAD, "head_turn", round(a, 2), round(b, 2), 1, {"direction": direction}))
 
 
-def _place_votes(rounds: list[VoteRound], placements: list[Placement],
+def _place_votes(rounds: list[VoteRound], placements: list[PlannedFist],
                  cast: dict[int, Persona], rng) -> None:
     """Fists for every voter the judge listed; a call without a voters list
     gets `announced` fists (the last call: minus 0-1 defaults) drawn from the
@@ -252,5 +254,5 @@ def _place_votes(rounds: list[VoteRound], placements: list[Placement],
                 t_place = round(min(hi, lo + p.vote_speed * (hi - lo) + rng.uniform(-0.1, 0.1)), 2)
                 t_place = max(round(lo, 2), t_place)
                 t_lift = round(call.t_thanks + rng.uniform(0.4, 0.8), 2)
-                placements.append(Placement(seat=s, round_id=r.id, call=k, candidate=call.candidate,
+                placements.append(PlannedFist(seat=s, round_id=r.id, call=k, candidate=call.candidate,
                                             t_place=t_place, t_lift=t_lift, hand=p.hand))

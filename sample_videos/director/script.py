@@ -7,9 +7,8 @@ it touches the table at `t_place`), and a return to the default state (rest,
 mask off, looking at the judge) starts when the segment ends (a fist lifts at
 `t_lift`).
 
-Mapping notes (reported to the renderer's owner as gaps):
-* `absent` (an eliminated player has left) has no acting action; it becomes
-  `stand_up` held to the end unless the acting vocabulary grows a `leave`.
+Mapping notes:
+* `absent` (an eliminated player has left) is the acting vocabulary's `leave`.
 * `show_fingers` counts only 0-5 (one hand): 6-10 are shown as 5 and then the
   rest, one after the other.
 """
@@ -17,18 +16,6 @@ from __future__ import annotations
 
 from .model import BODY, DEFAULTS, HEAD, MASK, Act, Plan
 from .segments import Segment, flatten
-
-def _acting_has(action: str) -> bool:
-    try:
-        from sample_videos.acting.script import Action
-    except ImportError:
-        return False
-    return action in {a.value for a in Action}
-
-
-# An empty seat needs the acting vocabulary's `leave`; until it exists the
-# player who left stays standing behind the chair.
-_HAS_LEAVE = _acting_has("leave")
 
 TRANSITION = 0.45
 MIN_GAP = 0.05
@@ -85,9 +72,9 @@ def _actions_for(seg: Segment) -> list[tuple[float, str, dict]]:
         return [(0.0, "hand_to_mask", {"hand": hand})]
     if s == "touch_neighbour":
         return [(0.0, "touch_neighbour", {"side": seg.param("side", "right")})]
-    if s == "absent" and _HAS_LEAVE:
+    if s == "absent":
         return [(0.0, "leave", {})]
-    if s in ("standing", "absent"):
+    if s == "standing":
         return [(0.0, "stand_up", {})]
     return [(0.0, "rest", {})]
 

@@ -9,30 +9,20 @@ last candidate (not in a raise vote).
 """
 from __future__ import annotations
 
-import json
 from functools import lru_cache
-from pathlib import Path
 
-from .model import Placement, Plan, VoteCall, VoteRound
+from engine.profiles import get_profile
 
-_PROFILE_DIR = Path(__file__).resolve().parents[2] / "engine" / "profiles"
-
-_FALLBACK = {"vote_window_opens": "call_end", "vote_window_closes": "before_thanks",
-             "default_votes": "last_candidate", "wrong_form": "removal_vote_void"}
+from .model import PlannedFist, Plan, PlannedCall, VoteRound
 
 
 @lru_cache(maxsize=None)
 def profile_options(name: str) -> dict:
-    """Options from the engine's profile data (read as data: the engine's
-    modules may still be changing), falling back to MC defaults."""
-    path = _PROFILE_DIR / f"{name}.json"
-    try:
-        return {**_FALLBACK, **json.loads(path.read_text())["options"]}
-    except (OSError, ValueError, KeyError):
-        return dict(_FALLBACK)
+    """The options of the engine's profile of that name."""
+    return get_profile(name).options()
 
 
-def window(call: VoteCall, profile: str) -> tuple[float, float, bool]:
+def window(call: PlannedCall, profile: str) -> tuple[float, float, bool]:
     """(opens, closes, closes_inclusive) for a call."""
     opts = profile_options(profile)
     opens = call.t_call_end if opts["vote_window_opens"] == "call_end" else call.t
@@ -48,7 +38,7 @@ def form_counts(form: str, profile: str) -> bool:
     return not str(profile_options(profile).get("wrong_form", "")).endswith("vote_void")
 
 
-def placement_status(p: Placement, call: VoteCall, profile: str) -> str:
+def placement_status(p: PlannedFist, call: PlannedCall, profile: str) -> str:
     """in_window | early | late | wrong_form."""
     opens, closes, inclusive = window(call, profile)
     if not form_counts(p.form, profile):
@@ -61,7 +51,7 @@ def placement_status(p: Placement, call: VoteCall, profile: str) -> str:
 
 
 def recount(plan: Plan, r: VoteRound) -> dict:
-    """True counts per candidate for round `r`; sets `Placement.counts`."""
+    """True counts per candidate for round `r`; sets `PlannedFist.counts`."""
     counts: dict = {c.candidate: 0 for c in r.calls}
     voted: set[int] = set()
     mine = sorted((p for p in plan.placements if p.round_id == r.id), key=lambda p: (p.call, p.t_place, p.seat))

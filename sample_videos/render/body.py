@@ -257,7 +257,6 @@ def build_player(app: Appearance, frame: SeatFrame, pose: Pose, mb: MeshBuilder,
         g = Gesture.from_array(arm.gesture)
         joints = hand_joints_local(g)
         a, b, ra, rb = hand_capsules_local(joints)
-        s_m = 0.01 * app.hand_scale
         rot = hp.rotation()
         pos_l, nrm_l, idx, ao = local_hand_mesh(_quantize(arm.gesture), detail)
         # the cached mesh is in right-hand cm; mirror and place it like the joints

@@ -66,7 +66,7 @@ def shake_offset(seed: int, t: float, amplitude: float) -> tuple[float, float, f
 def shake(img: np.ndarray, seed: int, t: float, amplitude: float) -> np.ndarray:
     dx, dy, rot = shake_offset(seed, t, amplitude)
     h, w = img.shape[:2]
-    m = cv2.getRotationMatrix2D((w / 2, h / 2), rot, 1.0)
+    m = np.array(cv2.getRotationMatrix2D((w / 2, h / 2), rot, 1.0), np.float64)
     m[:, 2] += (dx, dy)
     return cv2.warpAffine(img, m, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 

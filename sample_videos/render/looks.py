@@ -57,7 +57,8 @@ class SlotLook:
 
 
 def _rgb(c) -> tuple[float, float, float]:
-    return tuple(round(float(x), 3) for x in c)
+    red, green, blue = (round(float(x), 3) for x in c)
+    return red, green, blue
 
 
 def vary_players(seed: int, players, base: dict[int, Appearance]) -> tuple[dict[int, Appearance], dict[int, SlotLook]]:

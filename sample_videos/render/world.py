@@ -34,7 +34,8 @@ def kelvin_rgb(kelvin: float) -> tuple[float, float, float]:
     g = 99.47 * math.log(t) - 161.12 if t <= 66 else 288.12 * (t - 60) ** -0.0755
     b = 255.0 if t >= 66 else (0.0 if t <= 19 else 138.52 * math.log(t - 10) - 305.04)
     rgb = np.clip([r, g, b], 0, 255) / 255.0
-    return tuple(float(x) for x in rgb / rgb.max())
+    rgb = rgb / rgb.max()
+    return float(rgb[0]), float(rgb[1]), float(rgb[2])
 
 
 def _toward(azimuth_deg: float, elevation_deg: float) -> tuple[float, float, float]:
@@ -66,7 +67,7 @@ def lighting(cond: Conditions) -> Lighting:
 def table_spec(cond: Conditions) -> TableSpec:
     t = cond.table
     return TableSpec(a=t.length / 2, b=t.width / 2, exponent=2.0 if t.shape == "oval" else RECTANGLE_EXPONENT,
-                     colour=tuple(t.colour), surface=t.surface)
+                     colour=t.colour, surface=t.surface)
 
 
 def _camera_at(cam_cond, distance: float, width: int, height: int, aim=None) -> Camera:
@@ -85,7 +86,7 @@ def _camera_at(cam_cond, distance: float, width: int, height: int, aim=None) -> 
     tz = 0.45 if c.tilt is None else c.height - (distance + 0.45) * math.tan(math.radians(c.tilt))
     target = (0.45 * look[0], 0.45 * look[1], tz)
     if aim is not None and c.tilt is None:
-        target = tuple(float(x) for x in aim)
+        target = (float(aim[0]), float(aim[1]), float(aim[2]))
     return Camera(position=pos, target=target, fov_y_deg=c.fov, width=width, height=height,
                   roll_deg=c.roll, distortion=c.distortion)
 
@@ -155,12 +156,14 @@ def framed_distance(cam_cond, width: int, height: int, scene: Scene, table: Tabl
 def _person_look(rng: np.random.Generator, slot: int, judge: bool) -> PersonLook:
     from sample_videos.render.looks import SKIN_DARK, SKIN_LIGHT
     tone = rng.uniform(-0.3, 1.5)
-    skin = tuple(float(x) for x in np.clip(SKIN_LIGHT + (SKIN_DARK - SKIN_LIGHT) * tone, 0.02, 1))
+    sk = np.clip(SKIN_LIGHT + (SKIN_DARK - SKIN_LIGHT) * tone, 0.02, 1)
+    skin = (float(sk[0]), float(sk[1]), float(sk[2]))
     hair = [(0.06, 0.05, 0.04), (0.18, 0.11, 0.07), (0.33, 0.21, 0.12), (0.45, 0.43, 0.40)][int(rng.integers(4))]
     if judge:  # judges dress dark
         top = [(0.04, 0.04, 0.045), (0.08, 0.08, 0.1), (0.12, 0.12, 0.14), (0.85, 0.85, 0.82)][int(rng.integers(4))]
     else:
-        top = tuple(float(x) for x in rng.uniform(0.05, 0.8, 3))
+        u = rng.uniform(0.05, 0.8, 3)
+        top = (float(u[0]), float(u[1]), float(u[2]))
     return PersonLook(skin, hair, top, (0.1, 0.1, 0.12), float(rng.uniform(0.95, 1.08)), slot)
 
 
@@ -220,6 +223,7 @@ def scene_from_conditions(cond: Conditions, seed: int, duration: float = 200.0) 
     post = PostFx(blur_sigma=cap.blur, noise_sigma=cap.noise)
     if cond.is_default_world():
         # the default scene, built exactly as it always was
+        assert cam_cond.distance is not None
         cam = _camera_at(cam_cond, cam_cond.distance, cap.width, cap.height)
         return build_scene(seed=seed, camera=cam, width=cap.width, height=cap.height, lighting=light,
                            post=post)
@@ -278,6 +282,7 @@ def camera_record(camera: Camera) -> dict:
 def build_world_static(scene: Scene) -> tuple[np.ndarray, np.ndarray]:
     """Room, table, chairs, spectators and props of a wider world."""
     world = scene.world
+    assert world is not None
     table: TableSpec = world.table
     hx, hy, hz = world.room
     mb = MeshBuilder()

@@ -11,7 +11,7 @@ import pytest
 from mafvar.cli import main
 from review.audit import AuditError, audit, find_games, is_finished, open_appeals, write_stamp
 from review.incidents import save_incidents
-from review.store import ReviewStore, Role, Ruling
+from review.store import ReviewStore, ReviewerRole, Ruling
 from review.workspace import GameWorkspace
 
 
@@ -125,11 +125,11 @@ def test_open_appeals_are_counted_and_a_missing_review_db_is_not_created(tmp_pat
     assert open_appeals(ws) == (None, None)
     assert not ws.review_db_path.exists()
     with ReviewStore.open(ws.review_db_path) as store:
-        a = store.file_appeal(3, "vote miscounted", reviewer="Anna", role=Role.CHIEF_JUDGE)
-        store.file_appeal(7, "foul not called", reviewer="Anna", role=Role.CHIEF_JUDGE)
+        a = store.file_appeal(3, "vote miscounted", reviewer="Anna", role=ReviewerRole.CHIEF_JUDGE)
+        store.file_appeal(7, "foul not called", reviewer="Anna", role=ReviewerRole.CHIEF_JUDGE)
     assert open_appeals(ws) == (2, None)
     with ReviewStore.open(ws.review_db_path) as store:
-        store.rule_appeal(a.id, "Anna", Role.CHIEF_JUDGE, Ruling.REJECTED, "recount matches")
+        store.rule_appeal(a.id, "Anna", ReviewerRole.CHIEF_JUDGE, Ruling.REJECTED, "recount matches")
     assert open_appeals(ws) == (1, None)
     ws.review_db_path.write_bytes(b"not a database at all, just bytes" * 10)
     count, note = open_appeals(ws)

@@ -1,5 +1,5 @@
 """One test per replay-used profile option not covered elsewhere: flip it, see the replay change."""
-from engine_builder import G, codes, errors, exits
+from engine_builder import G, codes, exits
 
 
 def test_first_day_opener():

@@ -6,11 +6,10 @@ import pytest
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from engine.cli import check_document
+from engine.check import check_document
 from engine.generate import random_game
 from engine.protocol import Protocol, ProtocolError, parse_json, schema_issues
 from engine.replay import replay
-from engine.state import Stage
 
 PROFILES = st.sampled_from(["mafclub-2023", "classic-club", "sport-mafia", "ru-club"])
 SEATED = {"speech": ("seat",), "nominate": ("by",), "shot": ("by",), "foul": ("seat",)}

@@ -1,5 +1,4 @@
 """Replay: openers, fouls, removals, results, audits (rules-spec 1.2, 1.5, 1.6, 2.3)."""
-import pytest
 from engine_builder import G, codes, errors, exits
 
 from engine.profiles import get_profile

@@ -179,9 +179,13 @@ def test_outcome_fixed_early_is_recorded_per_call():
 
 
 def test_vote_window_semantics_per_profile():
-    from engine.voting import placement_counts
+    from engine.voting import vote_window
+
+    def placement_counts(profile, t, t_call=None, t_call_end=None, t_call2=None, t_thanks=None):
+        return vote_window(profile, t_call, t_call_end, t_call2, t_thanks).contains(t)
+
     mc, ru, sm = get_profile(), get_profile("ru-club"), get_profile("sport-mafia")
-    times = dict(t_call=10.0, t_call_end=11.0, t_call2=12.0, t_thanks=13.0, t_thanks_end=13.5)
+    times = dict(t_call=10.0, t_call_end=11.0, t_call2=12.0, t_thanks=13.0)
     assert placement_counts(mc, 11.0, **times) and not placement_counts(mc, 10.5, **times)
     assert not placement_counts(mc, 13.0, **times)          # on "Thank you": void (MC 2.4.7)
     assert placement_counts(ru, 10.5, **times) and not placement_counts(ru, 13.0, **times)

@@ -9,16 +9,8 @@ import pytest
 from hands_synthetic import hand_image_landmarks
 from vision.hands.classify import COMMITTED_SHAPE_MODEL, HandState, classify_hand, shape_scores
 from vision.hands.evaluate import _near, keypoints_csv, load_keypoints, load_shape_training_rows
-from vision.hands.shape_model import (
-    MODEL_PATH,
-    SHAPES,
-    ShapeModel,
-    TrainConfig,
-    contiguous_folds,
-    load_shape_model,
-    shape_features,
-    train_shape_model,
-)
+from vision.hands.shape_model import MODEL_PATH, SHAPES, load_shape_model, shape_features
+from vision.training.shape_fit import TrainConfig, contiguous_folds, train_shape_model
 
 NONE = (False, False, False, False)
 ALL = (True, True, True, True)

@@ -36,7 +36,7 @@ def check(tracks, placements=None, profile="mafclub-2023", announced=(5, 4)):
     p = game(profile, announced)
     rep = replay(p)
     tl = build_timeline(p, rep)
-    ctx = CheckContext(p, rep, tl, tracks, profile)
+    ctx = CheckContext(p, rep, tl, tracks)
     return run_checks(ctx, recount(tl, HONEST if placements is None else placements, rep.profile))
 
 

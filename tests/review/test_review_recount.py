@@ -1,7 +1,6 @@
 """Vote recount under the profiles' windows, and the impact of a miscount."""
 from __future__ import annotations
 
-from engine.profiles import get_profile
 from engine.protocol import Protocol
 from engine.replay import replay
 from engine.timeline import build_timeline

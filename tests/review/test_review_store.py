@@ -7,7 +7,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from review.store import (
-    OPEN, ReviewStore, ReviewStoreError, Role, Ruling, Verdict, VoteVerdict, appeal_is_late,
+    OPEN, ReviewStore, ReviewStoreError, ReviewerRole, Ruling, Verdict, VoteVerdict, appeal_is_late,
 )
 from review.store_schema import APPEND_ONLY_TABLES, SCHEMA_VERSION
 
@@ -38,7 +38,7 @@ def test_new_database_is_wal_versioned_and_marked(tmp_path):
 
 def test_decisions_supersede_and_keep_history(store):
     first = store.decide("peek-1", "Boris", "side_judge", "unsure", "can't see the hand")
-    second = store.decide("peek-1", "Anna", Role.CHIEF_JUDGE, Verdict.CONFIRMED, "clear on frame 3")
+    second = store.decide("peek-1", "Anna", ReviewerRole.CHIEF_JUDGE, Verdict.CONFIRMED, "clear on frame 3")
     other = store.decide("peek-2", "Anna", "chief_judge", "rejected")
     third = store.decide("peek-1", "Anna", "chief_judge", "rejected", "second look: shadow")
     assert first.supersedes is None and other.supersedes is None
@@ -47,7 +47,7 @@ def test_decisions_supersede_and_keep_history(store):
     assert store.current_decision("peek-3") is None
     history = store.decision_history("peek-1")
     assert [d.verdict for d in history] == [Verdict.UNSURE, Verdict.CONFIRMED, Verdict.REJECTED]
-    assert history[0].note == "can't see the hand" and history[0].role is Role.SIDE_JUDGE
+    assert history[0].note == "can't see the hand" and history[0].role is ReviewerRole.SIDE_JUDGE
     assert store.current_decisions() == {"peek-1": third, "peek-2": other}
 
 

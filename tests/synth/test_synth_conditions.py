@@ -305,3 +305,11 @@ def test_a_random_world_clip_renders_with_its_rate_and_size(tmp_path, capsys):
     info = subprocess.run([imageio_ffmpeg.get_ffmpeg_exe(), "-hide_banner", "-i", str(out / "video.mp4")],
                           capture_output=True, text=True).stderr
     assert re.search(r"Video: h264.*320x180.*50 fps", info), info
+
+
+def test_docs_list_every_condition():
+    from pathlib import Path
+    from sample_videos.conditions import field_docs
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "synth.md").read_text()
+    for name, default, allowed, drawn, _ in field_docs():
+        assert f"| `{name}` | `{default}` | {allowed} | {drawn} |" in doc, name

@@ -3,7 +3,6 @@ truth agrees with its protocol (checked from the files, not the code's own
 bookkeeping)."""
 from __future__ import annotations
 
-from collections import defaultdict
 
 import pytest
 from synth_shared import THUMB, leaders, recount

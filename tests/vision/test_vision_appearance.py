@@ -2,11 +2,12 @@
 import numpy as np
 import pytest
 
-from vision.appearance import (PATCH, WindowModel, committed_models, describe, fit, load_models, patch,
+from vision.appearance import (PATCH, committed_models, describe, load_models, patch,
                                save_models, window_box)
 from vision.calibration import SeatRegion
 from vision.crops import seat_crop
 from vision.seat_states import appearance_of
+from vision.training.window_fit import fit
 
 
 def _frame_with_square(x0, y0, x1, y1, size=(720, 1280)):

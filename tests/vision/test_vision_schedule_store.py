@@ -12,7 +12,7 @@ from PIL import Image
 from vision.calibration import Calibration, CalibrationError, CameraCalibration, SeatRegion
 from vision.landmarks import Hand, Model, SeatLandmarks
 from vision.schedule import Schedule, ScheduleRange, extract, frames_for
-from vision.store import Interval, ObservationStore
+from vision.store import StoredInterval, ObservationStore
 
 
 def test_merge_takes_max_fps_and_unites_seats():
@@ -69,8 +69,8 @@ def test_store_queries_by_seat_and_time(tmp_path):
     with ObservationStore(path) as db:
         for t in (0.0, 0.5, 1.0, 1.5):
             db.add_frame_results("cam1", t, (1280, 720), [_lm(2, t, 10 * t), _lm(7, t, 500)])
-        db.add_intervals("tracks", [Interval("cam1", 2, "fist", 0.4, 1.2, 0.9, "vote"),
-                                    Interval("cam1", 7, "fingers_shown", 3.0, 4.0, 0.8, 3)])
+        db.add_intervals("tracks", [StoredInterval("cam1", 2, "fist", 0.4, 1.2, 0.9, "vote"),
+                                    StoredInterval("cam1", 7, "fingers_shown", 3.0, 4.0, 0.8, 3)])
     assert sqlite3.connect(path).execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     with ObservationStore(path) as db:
         assert db.frame_times("cam1", 0.5, 1.5) == [0.5, 1.0]

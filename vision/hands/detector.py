@@ -17,8 +17,6 @@ from typing import Iterator, Sequence
 import cv2
 import numpy as np
 
-NUM_LANDMARKS = 21
-
 
 @dataclass(frozen=True)
 class Framing:
@@ -68,11 +66,6 @@ class HandObservation:
     handedness: str
     handedness_score: float
     box: tuple[float, float, float, float]
-
-    @property
-    def size_px(self) -> float:
-        """Wrist to middle-finger knuckle distance in pixels: a scale for the hand."""
-        return float(np.linalg.norm(self.landmarks_px[9, :2] - self.landmarks_px[0, :2]))
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,8 @@ from pathlib import Path
 import numpy as np
 
 from vision.hands.classify import SHAPE_FAMILIES, HandState, classify_hand, shape_scores
-from vision.hands.shape_model import SHAPES, ShapeModel, TrainConfig, contiguous_folds, shape_features, train_shape_model
+from vision.hands.shape_model import SHAPES, ShapeModel, shape_features
+from vision.training.shape_fit import TrainConfig, contiguous_folds, train_shape_model
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp"}

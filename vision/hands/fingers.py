@@ -19,7 +19,6 @@ MIDDLE = (9, 10, 11, 12)
 RING = (13, 14, 15, 16)
 PINKY = (17, 18, 19, 20)
 LONG_FINGERS = (INDEX, MIDDLE, RING, PINKY)
-FINGER_NAMES = ("thumb", "index", "middle", "ring", "pinky")
 
 # A finger is straight when both bone-to-bone cosines (proximal/middle and
 # middle/distal phalanx) pass 0.7: MediaPipe underestimates the curl of fingers

@@ -21,7 +21,7 @@ generalised worse across recordings (they let the model learn the
 recordings' hand orientations rather than the hand's shape).
 
 The committed weights (shape_model.json next to this file) come from
-scripts/train_hand_shapes.py; training is deterministic (Newton's method to
+scripts/train_hand_shapes.py (vision.training.shape_fit); training is deterministic (Newton's method to
 the optimum of a convex loss, no random initialisation), so retraining on
 the same data rewrites the same file.
 """
@@ -43,16 +43,6 @@ FORMAT = "mafvar-hand-shape-model"
 
 _FINGERS = (THUMB,) + LONG_FINGERS
 _PAIRS = np.triu_indices(21, 1)
-
-
-@dataclass(frozen=True)
-class TrainConfig:
-    """How a model is fitted. l2 is the weight penalty on standardised
-    features (loss = mean cross-entropy + l2 / 2 * |W|^2)."""
-
-    l2: float = 0.1
-    max_iterations: int = 50
-    tolerance: float = 1e-9
 
 
 def _as_batch(landmarks) -> np.ndarray:
@@ -192,92 +182,11 @@ def load_committed_model() -> ShapeModel | None:
         return None
 
 
-def train_shape_model(
-    landmarks=None, labels=None, config: TrainConfig = TrainConfig(), features: np.ndarray | None = None
-) -> ShapeModel:
-    """Fit a model on landmarks (N, 21, 2|3) (or precomputed `features`) and
-    labels (N,) indexing SHAPES."""
-    x = shape_features(landmarks) if features is None else np.asarray(features, dtype=np.float64)
-    y = np.asarray(labels, dtype=int)
-    if x.ndim != 2 or len(x) != len(y):
-        raise ValueError("need one label per hand")
-    if set(np.unique(y)) != set(range(len(SHAPES))):
-        raise ValueError(f"training needs examples of every shape {SHAPES}")
-    mean = x.mean(axis=0)
-    scale = x.std(axis=0)
-    scale = np.where(scale > 1e-9, scale, 1.0)  # constant features stay at 0
-    weights, bias = _fit_softmax((x - mean) / scale, y, config)
-    return ShapeModel(mean, scale, weights, bias, config.l2, len(y))
-
-
-def _fit_softmax(x: np.ndarray, y: np.ndarray, config: TrainConfig) -> tuple[np.ndarray, np.ndarray]:
-    """Newton's method on the L2-penalised multinomial log loss (convex, so
-    the optimum does not depend on a starting point or a random seed)."""
-    n, f = x.shape
-    k = len(SHAPES)
-    xb = np.hstack([x, np.ones((n, 1))])
-    target = np.eye(k)[y]
-    penalty = np.full(f + 1, config.l2)
-    # A tiny penalty on the biases removes the softmax's free shift (adding
-    # the same number to every class) that leaves the Hessian singular.
-    penalty[-1] = 1e-8
-    theta = np.zeros((f + 1, k))
-
-    def loss(t: np.ndarray) -> float:
-        z = xb @ t
-        z = z - z.max(axis=1, keepdims=True)
-        log_p = z - np.log(np.exp(z).sum(axis=1, keepdims=True))
-        return float(-(target * log_p).sum() / n + 0.5 * (penalty[:, None] * t * t).sum())
-
-    current = loss(theta)
-    for _ in range(config.max_iterations):
-        p = _softmax(xb @ theta)
-        grad = xb.T @ (p - target) / n + penalty[:, None] * theta
-        hess = np.zeros((k, f + 1, k, f + 1))
-        for a in range(k):
-            for b in range(a, k):
-                w = p[:, a] * ((a == b) - p[:, b])
-                block = (xb * w[:, None]).T @ xb / n
-                hess[a, :, b, :] = block
-                hess[b, :, a, :] = block.T
-        for a in range(k):
-            hess[a, :, a, :] += np.diag(penalty)
-        # theta is stored (features, classes); the Hessian is ordered class-major
-        step = np.linalg.solve(hess.reshape(k * (f + 1), -1), grad.T.ravel()).reshape(k, f + 1).T
-        t = 1.0
-        while True:  # backtracking: Newton's full step can overshoot far from the optimum
-            candidate = theta - t * step
-            new = loss(candidate)
-            if new <= current or t < 1e-4:
-                break
-            t /= 2
-        theta, improvement, current = candidate, current - new, new
-        if improvement < config.tolerance:
-            break
-    return theta[:-1], theta[-1]
-
-
-def contiguous_folds(labels, folds: int = 5) -> np.ndarray:
-    """Fold index per row: each class's rows, in file order, cut into `folds`
-    contiguous blocks. The rows are recorded sequences, so neighbouring rows
-    are near-duplicates; a random split would test on copies of training rows."""
-    labels = np.asarray(labels)
-    fold = np.zeros(len(labels), dtype=int)
-    for c in np.unique(labels):
-        rows = np.flatnonzero(labels == c)
-        for j, block in enumerate(np.array_split(rows, folds)):
-            fold[block] = j
-    return fold
-
-
 __all__ = [
     "MODEL_PATH",
     "SHAPES",
     "ShapeModel",
-    "TrainConfig",
-    "contiguous_folds",
     "load_committed_model",
     "load_shape_model",
     "shape_features",
-    "train_shape_model",
 ]

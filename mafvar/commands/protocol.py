@@ -5,10 +5,13 @@ import json
 import sys
 from pathlib import Path
 
-from .profiles import PROFILE_NAMES
-from .protocol import ProtocolError, Protocol, parse_json, schema_issues
-from .replay import Replay, replay
-from .types import Issue, Severity, error
+from engine import importers
+from engine.check import check_document
+from engine.profiles import DEFAULT_PROFILE, PROFILE_NAMES
+from engine.protocol import ProtocolError, parse_json, schema_issues
+from engine.replay import Replay
+from engine.types import Issue, Severity, error
+from mafvar.errors import UserError
 
 CHECK_FORMAT = "mafvar-check"
 CHECK_VERSION = 1
@@ -29,16 +32,6 @@ def register(subparsers) -> None:
     imp.add_argument("--force", action="store_true", help="overwrite OUTPUT if it exists")
     imp.set_defaults(handler=run_import)
     proto.set_defaults(handler=lambda args: (proto.print_help(), 1)[1])
-
-
-def check_document(doc, profile: str | None = None) -> tuple[Replay | None, list[Issue]]:
-    """Schema-check then replay a parsed document: (replay or None, issues)."""
-    issues = schema_issues(doc)
-    if issues:
-        return None, issues
-    proto = Protocol.from_dict(doc)
-    rep = replay(proto, profile)
-    return rep, list(rep.issues)
 
 
 def check_output(rep: Replay | None, issues: list[Issue], profile_name: str) -> dict:
@@ -67,7 +60,7 @@ def run_check(args) -> int:
             rep, issues = check_document(parse_json(text), args.profile)
         except ProtocolError as exc:
             rep, issues = None, list(exc.issues)
-    out = check_output(rep, issues, args.profile or "mafclub-2023")
+    out = check_output(rep, issues, args.profile or DEFAULT_PROFILE)
     try:
         if args.json:
             print(json.dumps(out, ensure_ascii=False, indent=1))
@@ -97,14 +90,9 @@ def _print_human(out: dict, rep: Replay | None) -> None:
 
 
 def run_import(args) -> int:
-    from mafvar.cli import UserError
     out = Path(args.output)
     if out.exists() and not args.force:
         raise UserError(f"{out} exists; pass --force to overwrite it")
-    try:
-        from . import importers
-    except ImportError as exc:
-        raise UserError(f"importers are not available: {exc}") from None
     try:
         doc = importers.import_file(args.source, args.input)
     except importers.ImportError_ as exc:

@@ -4,9 +4,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 
-from mafvar.cli import UserError
+from mafvar.errors import UserError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

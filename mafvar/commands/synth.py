@@ -4,11 +4,15 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
-from .conditions import (LIGHTING, Conditions, ConditionsError, draw_conditions, load_conditions,
-                         parse_setting)
-from .director.inject import InjectError, parse_selection
-from .synth import SynthError, SynthOptions, build_game, check_out_dir, write_game
+from engine.check import check_document
+from engine.profiles import DEFAULT_PROFILE, PROFILE_NAMES
+from mafvar.errors import UserError
+from sample_videos.conditions import (LIGHTING, Conditions, ConditionsError, draw_conditions, load_conditions,
+                                      parse_setting)
+from sample_videos.director.inject import InjectError, parse_selection
+from sample_videos.synth import OUTPUT_FILES, SynthError, SynthOptions, build_game, check_out_dir, write_game
 
 # The old options' values without --conditions (the default world).
 LEGACY_DEFAULTS = {"camera_height": 2.9, "fov": 40.0, "lighting": "default", "noise": 0.015, "crf": 23,
@@ -24,7 +28,7 @@ def register(subparsers) -> None:
     p.add_argument("--seed", type=int, required=True, help="the game's seed (same seed + options = same files)")
     p.add_argument("--out", required=True, help="output folder (must be empty unless --force)")
     p.add_argument("--protocol", help="act this native protocol instead of generating a game")
-    p.add_argument("--profile", default="mafclub-2023", choices=_profiles(),
+    p.add_argument("--profile", default=DEFAULT_PROFILE, choices=PROFILE_NAMES,
                    help="rule profile of a generated game")
     inj = p.add_mutually_exclusive_group()
     inj.add_argument("--inject", help="comma-separated violations to inject ('none' for none; name:N for N of "
@@ -61,31 +65,17 @@ def _resolution(text: str) -> tuple[int, int]:
     except ValueError:
         w = h = 0
     if not (64 <= w <= 3840 and 64 <= h <= 2160):
-        from mafvar.cli import UserError
         raise UserError(f"--resolution {text!r}: expected WIDTHxHEIGHT, e.g. 1280x720")
     return w, h
 
 
 def _protocol_errors(doc: dict) -> list[str]:
-    """Errors `mafvar protocol check` would report (empty without the engine)."""
-    try:
-        from engine.cli import check_document
-    except ImportError:
-        return []
+    """Errors `mafvar protocol check` would report."""
     _, issues = check_document(doc)
     return [str(i) for i in issues if i.severity.value == "error"]
 
 
-def _profiles() -> tuple[str, ...] | None:
-    try:
-        from engine.profiles import PROFILE_NAMES
-    except ImportError:
-        return None
-    return tuple(PROFILE_NAMES)
-
-
 def options_from_args(args) -> SynthOptions:
-    from mafvar.cli import UserError
     protocol = None
     if args.protocol:
         try:
@@ -108,7 +98,8 @@ def options_from_args(args) -> SynthOptions:
     conditions = conditions_from_args(args)
     if conditions is not None:
         return SynthOptions(**common, conditions=conditions)
-    legacy = {k: (getattr(args, k) if getattr(args, k) is not None else v) for k, v in LEGACY_DEFAULTS.items()}
+    legacy: dict[str, Any] = {k: (getattr(args, k) if getattr(args, k) is not None else v)
+                              for k, v in LEGACY_DEFAULTS.items()}
     if not 0 <= legacy["noise"] <= 0.2:
         raise UserError("--noise must be between 0 and 0.2")
     if not 0 <= legacy["crf"] <= 51:
@@ -122,7 +113,6 @@ def options_from_args(args) -> SynthOptions:
 def conditions_from_args(args) -> Conditions | None:
     """--conditions, then each --set, then the old options given explicitly;
     None when none of the first two is given (the default world)."""
-    from mafvar.cli import UserError
     if args.conditions is None and not args.set:
         return None
     try:
@@ -161,7 +151,6 @@ def describe_conditions(cond: Conditions, camera: dict) -> str:
 
 
 def run_synth(args) -> int:
-    from mafvar.cli import UserError
     opts = options_from_args(args)
     out = Path(args.out)
     try:
@@ -187,7 +176,7 @@ def run_synth(args) -> int:
         raise UserError(str(exc)) from None
     if sys.stderr.isatty() and not args.no_video:
         print(file=sys.stderr)
-    written = [f for f in ("protocol.json", "truth.json", "calibration.json", "video.mp4") if (out / f).exists()]
+    written = [f for f in OUTPUT_FILES if (out / f).exists()]
     print(f"wrote {out}: {', '.join(written)}")
     if "seconds_per_video_second" in figures:
         print(f"rendered {game.plan.duration:.1f} s of video in {figures['seconds']:.1f} s: "

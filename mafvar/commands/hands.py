@@ -1,21 +1,10 @@
-"""Vision sub-commands of `mafvar`.
-
-register() adds every vision command; each command is one `_add_<name>`
-function plus its handler, so new commands are appended without touching
-the others.
-"""
+"""`mafvar hands`: classify every hand in still photos (vision.hands)."""
 from __future__ import annotations
 
 import argparse
 import json
 import sys
 
-
-def register(subparsers) -> None:
-    _add_hands(subparsers)
-
-
-# --- mafvar hands ---------------------------------------------------------
 
 HANDS_DESCRIPTION = """\
 Find every hand in still images and say what it shows.
@@ -38,7 +27,7 @@ the exit status is then 2.
 """
 
 
-def _add_hands(subparsers) -> None:
+def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "hands",
         help="classify each hand in still images (fist, thumb up, open palm, pointing, finger count)",

@@ -2,24 +2,16 @@
 from __future__ import annotations
 
 import argparse
-import os
 import signal
 import subprocess
 import sys
 from pathlib import Path
 from urllib.parse import quote
 
-from app.game import GAMES_ENV, is_game_dir
-from app.uploads import DEFAULT_SIZE_LIMIT, SIZE_LIMIT_ENV
-
-MAIN = Path(__file__).resolve().parent / "main.py"
-DEFAULT_HOST = "127.0.0.1"
-DEFAULT_PORT = 8501
-
-
-def _user_error(message: str) -> Exception:
-    from mafvar.cli import UserError
-    return UserError(message)
+from app.server import DEFAULT_HOST, DEFAULT_PORT, server_command, server_env
+from app.uploads import DEFAULT_SIZE_LIMIT
+from mafvar.errors import UserError
+from review.workspace import PROTOCOL_FILE, GameWorkspace, is_game_dir
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -45,27 +37,9 @@ def _server_args(p: argparse.ArgumentParser) -> None:
                    help="largest video upload accepted, in MB (default 4096)")
 
 
-def server_command(host: str, port: int, upload_limit_mb: int) -> list[str]:
-    return [sys.executable, "-m", "streamlit", "run", str(MAIN),
-            "--server.headless", "true", "--server.address", host, "--server.port", str(port),
-            "--server.maxUploadSize", str(max(upload_limit_mb, 1)),
-            "--server.fileWatcherType", "none", "--server.runOnSave", "false",
-            "--browser.gatherUsageStats", "false", "--global.developmentMode", "false",
-            "--client.toolbarMode", "viewer"]
-
-
-def server_env(games: list[Path], upload_limit_mb: int) -> dict[str, str]:
-    env = dict(os.environ)
-    env[GAMES_ENV] = os.pathsep.join(str(g) for g in games)
-    env[SIZE_LIMIT_ENV] = str(upload_limit_mb * 1024 ** 2)
-    root = str(MAIN.parent.parent)
-    env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    return env
-
-
 def _serve(games: list[Path], args: argparse.Namespace, open_game: Path | None = None) -> int:
     if not 0 < args.port < 65536:
-        raise _user_error(f"port {args.port} is not 1..65535")
+        raise UserError(f"port {args.port} is not 1..65535")
     shown = "127.0.0.1" if args.host in ("0.0.0.0", "localhost") else args.host
     url = f"http://{shown}:{args.port}/"
     if open_game is not None:
@@ -100,7 +74,7 @@ def run_review(args: argparse.Namespace) -> int:
     for g in args.games:
         p = Path(g).expanduser()
         if not p.is_dir():
-            raise _user_error(f"not a folder: {g}")
+            raise UserError(f"not a folder: {g}")
         games.append(p.resolve())
     return _serve(games, args, games[0] if len(games) == 1 and is_game_dir(games[0]) else None)
 
@@ -113,21 +87,15 @@ def demo_dir() -> Path:
 def run_demo(args: argparse.Namespace) -> int:
     game = Path(args.game).resolve() if args.game else demo_dir()
     if not is_game_dir(game):
-        raise _user_error(f"the sample game is missing: {game} has no protocol.json "
-                          "(regenerate it with `make sample`)")
-    if not (game / "analysis" / "incidents.json").is_file():
-        from app.analysis import AnalysisUnavailable, analyze_hook
+        raise UserError(f"the sample game is missing: {game} has no {PROTOCOL_FILE} "
+                        "(regenerate it with `make sample`)")
+    if not GameWorkspace(game).incidents_path.is_file():
+        from review.pipeline import analyze  # the models load only when the sample needs analysing
+        print(f"analysing {game} first…", flush=True)
         try:
-            analyze = analyze_hook()
-        except AnalysisUnavailable as exc:
-            print(f"note: the sample game is not analysed and {exc}; opening it anyway",
-                  file=sys.stderr)
-        else:
-            print(f"analysing {game} first…", flush=True)
-            try:
-                analyze(game, progress=_print_progress)
-            except Exception as exc:
-                raise _user_error(f"analysis of the sample game failed: {exc}") from None
+            analyze(game, progress=_print_progress)
+        except Exception as exc:
+            raise UserError(f"analysis of the sample game failed: {exc}") from None
     return _serve([game], args, game)
 
 

@@ -1,14 +1,10 @@
-"""`mafvar report`: the review package's reporting sub-command.
-
-(`analyze`, `eval` and `bench` live in `review/cli_analysis.py`, which
-`mafvar.cli` registers on its own.)
-"""
+"""`mafvar report`: a self-contained HTML report (and its JSON twin) of a game's review."""
 from __future__ import annotations
 
 import argparse
 import sys
 
-from mafvar.cli import UserError
+from mafvar.errors import UserError
 from review.workspace import WorkspaceError
 
 

@@ -6,7 +6,7 @@ import json
 import sys
 from pathlib import Path
 
-from mafvar.cli import UserError
+from mafvar.errors import UserError
 
 EPILOG = """\
 exit status: 0 if every game was analysed or skipped (already analysed, inputs
