@@ -23,6 +23,10 @@ from sample_videos.render.table import TableSpec, head_gap, head_point, perimete
 LEGACY_DISTANCE = 2.75
 LOD_FOCAL = (720 / 2 / math.tan(math.radians(20))) / 3.4   # the default camera's LOD threshold, px per metre
 FRAME_MARGIN = 0.02
+# A framed camera stands at least this far beyond the table's edge: behind the
+# chairs and the judge's walking line (table.JUDGE_SIDE_CLEARANCE), so the
+# judge passes in front of it, not through it.
+FRAMED_MIN_CLEARANCE = 1.6
 RECTANGLE_EXPONENT = 5.0
 JUDGE_SLOT, SPECTATOR_SLOTS = 11, (12, 13, 14, 15)
 
@@ -139,7 +143,7 @@ def framed_distance(cam_cond, width: int, height: int, scene: Scene, table: Tabl
     # the table's edge along that direction, plus the seated players and their chairs
     r_edge = (abs(direction[0] / table.a) ** table.exponent + abs(direction[1] / table.b) ** table.exponent) \
         ** (-1 / table.exponent)
-    lo, hi = r_edge + 1.0, 12.0
+    lo, hi = r_edge + FRAMED_MIN_CLEARANCE, 12.0
     if _fits(aimed_camera(cam_cond, lo, width, height, pts), pts):
         return lo
     if not _fits(aimed_camera(cam_cond, hi, width, height, pts), pts):
