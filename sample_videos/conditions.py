@@ -312,7 +312,7 @@ def check_value(path: str, f, value: Any, where: str) -> Any:
     if kind == "choice":
         if value not in m["options"] or isinstance(value, bool):
             raise bad
-        return value
+        return m["options"][m["options"].index(value)]   # 25.0 from a file is the option 25
     if kind == "bool":
         if not isinstance(value, bool):
             raise bad
