@@ -18,6 +18,9 @@ from sample_videos.acting.pose import BodyDims
 from sample_videos.render.body import Appearance, SeatFrame
 from sample_videos.render.camera import Camera, judge_camera
 from sample_videos.render.meshes import Material, MeshBuilder, box, capsule_batch, grid_quad, oval_prism
+from sample_videos.render.people import build_person
+from sample_videos.render.props import place_props
+from sample_videos.render.table import TableSpec, table_mesh
 
 TABLE_HEIGHT = 0.75
 TABLE_A = 1.55   # semi-axis along x (toward / away from the camera)
@@ -204,7 +207,6 @@ def build_scene(seed: int = 0, camera: Camera | None = None, width: int = 1280, 
 
 def build_static(scene: Scene) -> tuple[np.ndarray, np.ndarray]:
     if scene.world is not None:
-        from sample_videos.render.world import build_world_static
         return build_world_static(scene)
     mb = MeshBuilder()
     # floor and walls
@@ -243,3 +245,39 @@ def add_chairs(mb: MeshBuilder, scene: Scene) -> None:
                 b = f.to_world([sx, sy, -TABLE_HEIGHT])
                 p, n, i = capsule_batch(a, b, 0.018, 0.018, 8, 2)
                 mb.add(p, n, i, (0.2, 0.12, 0.06), Material.WOOD)
+
+
+def build_world_static(scene: Scene) -> tuple[np.ndarray, np.ndarray]:
+    """Room, table, chairs, spectators and props of a wider world."""
+    world = scene.world
+    assert world is not None
+    table: TableSpec = world.table
+    hx, hy, hz = world.room
+    mb = MeshBuilder()
+    p, n, i = grid_quad([-hx - 0.5, -hy - 0.5, 0], [2 * hx + 1, 0, 0], [0, 2 * hy + 1, 0],
+                        int(2 * hx * 2), int(2 * hy * 2), [0, 0, 1])
+    mb.add(p, n, i, (0.55, 0.38, 0.24), Material.FLOOR)
+    wall = (0.78, 0.74, 0.66)
+    for origin, u, v, nn in (([hx, -hy - 0.5, 0], [0, 2 * hy + 1, 0], [0, 0, hz], [-1, 0, 0]),
+                             ([-hx - 0.5, hy, 0], [2 * hx + 1, 0, 0], [0, 0, hz], [0, -1, 0]),
+                             ([-hx - 0.5, -hy, 0], [2 * hx + 1, 0, 0], [0, 0, hz], [0, 1, 0]),
+                             ([-hx, -hy - 0.5, 0], [0, 2 * hy + 1, 0], [0, 0, hz], [1, 0, 0])):
+        p, n, i = grid_quad(origin, u, v, int(2 * max(hx, hy)), 4, nn)
+        mb.add(p, n, i, wall, Material.WALL)
+    if table.is_default_shape:
+        p, n, i = oval_prism(TABLE_A, TABLE_B, TABLE_HEIGHT - 0.05, TABLE_HEIGHT, 120, 0.015)
+    else:
+        p, n, i = table_mesh(table, TABLE_HEIGHT - 0.05, TABLE_HEIGHT)
+    top = n[:, 2] > 0.99
+    col = np.where(top[:, None], table.colour, [0.30, 0.18, 0.10])
+    mat = {"cloth": Material.CLOTH, "wood": Material.WOOD, "plastic": Material.PLASTIC}[table.surface]
+    mb.add(p, n, i, col, mat)
+    for x in (-(table.a - 0.7), table.a - 0.7):
+        p, n, i = capsule_batch(np.array([[x, 0, 0.0]]), np.array([[x, 0, TABLE_HEIGHT - 0.2]]), 0.09, 0.07)
+        mb.add(p, n, i, (0.25, 0.15, 0.08), Material.WOOD)
+    add_chairs(mb, scene)
+    for look, xy, facing, arms in world.spectators:
+        build_person(look, xy, facing, mb, arms=arms, detail=0)
+    if world.props is not None:
+        place_props(mb, world.props, scene.seats, table, np.random.default_rng((scene.seed, 16004)))
+    return mb.build()

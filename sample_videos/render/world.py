@@ -14,13 +14,11 @@ import numpy as np
 from sample_videos.conditions import Conditions
 from sample_videos.render.camera import Camera, judge_camera
 from sample_videos.render.looks import SlotLook, vary_players
-from sample_videos.render.meshes import Material, MeshBuilder, capsule_batch, grid_quad, oval_prism
-from sample_videos.render.people import JudgePath, PersonLook, Walk, build_person
-from sample_videos.render.scene import (TABLE_A, TABLE_B, TABLE_HEIGHT, LIGHTING_PRESETS, Lighting, PostFx,
-                                        Scene, World, add_chairs, build_scene)
+from sample_videos.render.meshes import MeshBuilder
+from sample_videos.render.people import JudgePath, PersonLook, Walk
+from sample_videos.render.scene import LIGHTING_PRESETS, Lighting, PostFx, Scene, World, build_scene
 from sample_videos.render.table import TableSpec, head_gap, head_point, perimeter
 
-LEGACY_DISTANCE = 2.75
 LOD_FOCAL = (720 / 2 / math.tan(math.radians(20))) / 3.4   # the default camera's LOD threshold, px per metre
 FRAME_MARGIN = 0.02
 # A framed camera stands at least this far beyond the table's edge: behind the
@@ -281,41 +279,3 @@ def camera_record(camera: Camera) -> dict:
             "tilt": round(math.degrees(math.atan2(-d[2], np.hypot(d[0], d[1]))), 2),
             "fov": camera.fov_y_deg, "roll": camera.roll_deg, "distortion": camera.distortion,
             "focal_px": round(camera.focal_px, 3), "width": camera.width, "height": camera.height}
-
-
-def build_world_static(scene: Scene) -> tuple[np.ndarray, np.ndarray]:
-    """Room, table, chairs, spectators and props of a wider world."""
-    world = scene.world
-    assert world is not None
-    table: TableSpec = world.table
-    hx, hy, hz = world.room
-    mb = MeshBuilder()
-    p, n, i = grid_quad([-hx - 0.5, -hy - 0.5, 0], [2 * hx + 1, 0, 0], [0, 2 * hy + 1, 0],
-                        int(2 * hx * 2), int(2 * hy * 2), [0, 0, 1])
-    mb.add(p, n, i, (0.55, 0.38, 0.24), Material.FLOOR)
-    wall = (0.78, 0.74, 0.66)
-    for origin, u, v, nn in (([hx, -hy - 0.5, 0], [0, 2 * hy + 1, 0], [0, 0, hz], [-1, 0, 0]),
-                             ([-hx - 0.5, hy, 0], [2 * hx + 1, 0, 0], [0, 0, hz], [0, -1, 0]),
-                             ([-hx - 0.5, -hy, 0], [2 * hx + 1, 0, 0], [0, 0, hz], [0, 1, 0]),
-                             ([-hx, -hy - 0.5, 0], [0, 2 * hy + 1, 0], [0, 0, hz], [1, 0, 0])):
-        p, n, i = grid_quad(origin, u, v, int(2 * max(hx, hy)), 4, nn)
-        mb.add(p, n, i, wall, Material.WALL)
-    if table.is_default_shape:
-        p, n, i = oval_prism(TABLE_A, TABLE_B, TABLE_HEIGHT - 0.05, TABLE_HEIGHT, 120, 0.015)
-    else:
-        from sample_videos.render.table import table_mesh
-        p, n, i = table_mesh(table, TABLE_HEIGHT - 0.05, TABLE_HEIGHT)
-    top = n[:, 2] > 0.99
-    col = np.where(top[:, None], table.colour, [0.30, 0.18, 0.10])
-    mat = {"cloth": Material.CLOTH, "wood": Material.WOOD, "plastic": Material.PLASTIC}[table.surface]
-    mb.add(p, n, i, col, mat)
-    for x in (-(table.a - 0.7), table.a - 0.7):
-        p, n, i = capsule_batch(np.array([[x, 0, 0.0]]), np.array([[x, 0, TABLE_HEIGHT - 0.2]]), 0.09, 0.07)
-        mb.add(p, n, i, (0.25, 0.15, 0.08), Material.WOOD)
-    add_chairs(mb, scene)
-    for look, xy, facing, arms in world.spectators:
-        build_person(look, xy, facing, mb, arms=arms, detail=0)
-    if world.props is not None:
-        from sample_videos.render.props import place_props
-        place_props(mb, world.props, scene.seats, table, np.random.default_rng((scene.seed, 16004)))
-    return mb.build()
