@@ -13,6 +13,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, ClassVar
 
+from .files import read_text
 from .types import Issue, Role, error
 
 FORMAT = "mafvar-protocol"
@@ -382,11 +383,4 @@ def parse_protocol(text: str) -> Protocol:
 
 def load_protocol(path: str | Path) -> Protocol:
     """Read, parse and schema-validate a protocol file. Raises ProtocolError."""
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ProtocolError(f"{p}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ProtocolError(f"{p}: cannot read: {exc}") from None
-    return parse_protocol(text)
+    return parse_protocol(read_text(path, ProtocolError))

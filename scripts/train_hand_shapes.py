@@ -4,9 +4,11 @@
 
 Reads $MAFVAR_SHARED/data/hands/keypoints/keypoint.csv (default
 <repo>/../shared; the data stay there), fits vision.hands.shape_model on every
-row and writes vision/hands/shape_model.json. Deterministic: the same data
-give the same file. --check writes nothing and exits 1 when the committed
-file differs from what training gives now. Honest accuracy (rows the model
+row and writes vision/hands/shape_model.json. Deterministic on one machine:
+the same data give the same file; another CPU may differ in the last digits
+(scripts/shape_model_noise.py measures by how much). --check writes nothing
+and exits 1 when the committed file differs from what training gives now by
+more than that noise. Honest accuracy (rows the model
 did not train on) is scripts/eval_hands.py's cross-validated figure.
 """
 from __future__ import annotations
@@ -20,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from vision.hands.evaluate import keypoints_csv, load_shape_training_rows  # noqa: E402
 from vision.hands.shape_model import MODEL_PATH  # noqa: E402
-from vision.training.shape_fit import train_shape_model  # noqa: E402
+from vision.training.shape_fit import train_shape_model, weights_disagreement  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -36,9 +38,10 @@ def main(argv: list[str] | None = None) -> int:
     model = train_shape_model(landmarks, labels)
     if args.check:
         committed = json.loads(MODEL_PATH.read_text())
-        same = committed == json.loads(json.dumps(model.to_dict()))
-        print(f"{MODEL_PATH}: {'reproduced' if same else 'DIFFERS from a fresh training'}")
-        return 0 if same else 1
+        why = weights_disagreement(json.loads(json.dumps(model.to_dict())), committed)
+        print(f"{MODEL_PATH}: " + ("reproduced (within the training's float noise across CPUs)" if why is None
+                                   else f"DIFFERS from a fresh training ({why})"))
+        return 0 if why is None else 1
     model.save(args.out)
     print(f"trained on {model.trained_rows} rows of {keypoints_csv()} (l2 {model.l2}); wrote {args.out}")
     return 0

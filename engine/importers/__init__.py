@@ -12,6 +12,8 @@ import json
 from pathlib import Path
 from typing import Any, Callable
 
+from engine.files import read_text
+
 from . import mafiaratings, polemica
 from .errors import ImportError_
 
@@ -47,12 +49,7 @@ def import_record(kind: str, data: Any) -> dict:
 def import_file(kind: str, path: str | Path) -> dict:
     """Read a foreign record file and convert it."""
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ImportError_(f"{p}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ImportError_(f"{p}: cannot read: {exc}") from None
+    text = read_text(p, ImportError_)
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:

@@ -99,3 +99,31 @@ def contiguous_folds(labels, folds: int = 5) -> np.ndarray:
         for j, block in enumerate(np.array_split(rows, folds)):
             fold[block] = j
     return fold
+
+
+# Retraining is deterministic on one machine, but another CPU's BLAS kernels
+# sum in another order: the weights file then differs in its last digits.
+# Measured (scripts/shape_model_noise.py): retraining under four OpenBLAS
+# kernels and on reordered rows moved the stored numbers by at most 1e-9
+# (3.9e-8 relative) and left every prediction on the 4,450 rows the same.
+# The tolerance is some 25 times that noise; any real change of the data,
+# the features or the fit moves the weights by far more.
+WEIGHTS_RTOL = 1e-6
+WEIGHTS_ATOL = 1e-8
+_NUMBERS = ("mean", "scale", "weights", "bias")
+
+
+def weights_disagreement(fresh: dict, committed: dict) -> str | None:
+    """Why two weights documents (ShapeModel.to_dict) are not the same model
+    up to the training's own float noise; None when they are."""
+    for key in sorted(set(fresh) | set(committed)):
+        a, b = fresh.get(key), committed.get(key)
+        if key in _NUMBERS:
+            if a is None or b is None or np.shape(a) != np.shape(b):
+                return f"{key}: shapes differ"
+            if not np.allclose(a, b, rtol=WEIGHTS_RTOL, atol=WEIGHTS_ATOL):
+                worst = float(np.max(np.abs(np.asarray(a) - np.asarray(b))))
+                return f"{key}: differs by up to {worst:.3g}"
+        elif a != b:
+            return f"{key}: {a!r} against {b!r}"
+    return None
