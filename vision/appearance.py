@@ -169,12 +169,21 @@ def appearance_batch(crops: list[Crop], regions: list[SeatRegion],
         return out
     for kind, model in models.items():
         x = np.stack([window_descriptor(kind, c, r) for c, r in zip(crops, regions)])
-        for row, p in zip(out, model.proba(x)):
+        for row, p, far in zip(out, model.proba(x), far_from_training(model, x)):
             for c, v in zip(model.classes, p):
                 row[f"app_{kind}_{c}"] = round(float(v), 4)
+            row[f"far_{kind}"] = round(float(far), 3)
     return out
+
+
+def far_from_training(model: WindowModel, x: np.ndarray) -> np.ndarray:
+    """How far each descriptor row lies from the window's training data: the
+    mean squared z-score against the training mean and spread the model
+    keeps (about 1 on data like its training set). Stored as `far_<window>`."""
+    z = (np.atleast_2d(x) - model.mean) / model.scale
+    return np.mean(z * z, axis=1)
 
 
 __all__ = ["WINDOWS", "PATCH", "window_box", "patch", "describe", "window_descriptor", "WindowModel",
            "load_models", "save_models", "committed_models", "appearance_features",
-           "appearance_batch"]
+           "appearance_batch", "far_from_training"]

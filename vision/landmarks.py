@@ -116,6 +116,7 @@ class SeatLandmarker:
         # a seat whose gate stays shut (or a model its ranges never ask for)
         # should not cost any.
         self._built: dict[Model, object] = {}
+        self._roi = None   # the landmark model alone, for given boxes (read_regions)
         self.cpu_total: dict[str, float] = {m.value: 0.0 for m in self.models}
         self.calls = 0
 
@@ -143,6 +144,31 @@ class SeatLandmarker:
             for graph in ([f for _, f in g] if m is Model.FACE else [g]):
                 graph.close()
         self._built.clear()
+        if self._roi is not None:
+            self._roi.close()
+            self._roi = None
+
+    def read_regions(self, crop: Crop, boxes) -> list[Hand]:
+        """The hand landmark model alone on boxes of the crop ([x0, y0, x1, y1]
+        crop px), where the palm detector found nothing (vision.hands.roi):
+        the hands it finds, in frame px."""
+        if not boxes:
+            return []
+        if self._roi is None:
+            from vision.hands.roi import RoiLandmarker
+            self._roi = RoiLandmarker()
+        out = []
+        for box in boxes:
+            found = self._roi.find(crop.image, box)
+            if found is None:
+                continue
+            px, label, score = found
+            arr = px.copy()
+            arr[:, :2] = crop.to_frame(px[:, :2])
+            arr[:, 2] = px[:, 2] / crop.scale_xy[0]
+            # MediaPipe's label assumes a mirrored image: swap it.
+            out.append(Hand(arr, "right" if label == "Left" else "left", float(score)))
+        return out
 
     def __enter__(self) -> "SeatLandmarker":
         return self

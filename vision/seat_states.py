@@ -31,6 +31,7 @@ import numpy as np
 from vision.calibration import Box, Calibration, SeatRegion, expected_head
 from vision.hands.classify import HandState, classify_hand, fingertip_down, upright_thumb_fist_score
 from vision.hands.fingers import INDEX, finger_direction, finger_extensions
+from vision.hands.forms import committed_form_model, form_probabilities
 from vision.landmarks import Hand, SeatLandmarks
 from vision.tracks import MASK_STATES, FrameState, Observed
 
@@ -111,6 +112,26 @@ MASK_ALSO = 0.15
 WINDOW_SAYS = 0.5
 # the zone window's vote probability (right and wrong form together) for a vote to stand
 ZONE_VOTE = 0.3
+# The hand form model's (vision.hands.forms) thumb-up probability for a thumb-up
+# vote; a form it is "sure" of; a plain fist it calls a vote alone. Chosen on
+# real hands laid into zones of rendered games that are not the committed
+# sample, HaGRID training half only (scripts/train_hand_forms.py).
+VOTE_THUMB_P = 0.5
+NAMED_P = 0.5
+# The zone window's input is "like its training data" while its descriptor's
+# mean squared z-score against the training statistics (vision.appearance.far_from_training)
+# stays under this; beyond it, the window is off its training and not used.
+ZONE_FAR_KEY = "far_zone"
+# Whether the zone window alone may cast a vote where no hand was read as one
+# (on real hands laid into rendered zones it is at chance: it made 23 of the
+# 24 false thumb-ups; scripts/eval_real_hands.py). Off: it says "cannot judge".
+WINDOW_VOTES = False
+# ... but it fills a vote's frames within this many seconds of one the hands read (_confirm_window_votes)
+CONFIRM_S = 1.0
+# the zone window's vote probability under which, on its own kind of pixels, it
+# overrules a thumb-up read (on the committed sample a resting hand read as one)
+WINDOW_DENIES = 0.02
+ZONE_FAR = 5.0
 # a finger is up above this extension score (vision.hands.fingers)
 FINGER_UP = 0.5
 # head_px is the eye span grown to a head width; the face reaches this many of them
@@ -347,6 +368,7 @@ class _Reading:
     body: _Body | None                    # the seat's own pose, if the frame has it
     app: dict[str, dict[str, float]]      # the learned windows' probabilities, by window
     out: list[FrameState] = field(default_factory=list)
+    zone_views: list[HandView] = field(default_factory=list)   # own hands resting in the table zone
 
     @property
     def region(self) -> SeatRegion:
@@ -388,7 +410,9 @@ def classify_frame(lm: SeatLandmarks, seats: dict[int, SeatRegion],
     _arms_and_presence(r, raised, on_table)
     if "body" in r.app:
         _body_window(r, views)
-    if "zone" in r.app:
+    if committed_form_model() is not None and (r.zone_views or "zone" in r.app):
+        _zone_vote(r)
+    elif "zone" in r.app:
         _zone_window(r)
     if "head" not in r.app:
         _drop_crown_reading(r)
@@ -458,6 +482,7 @@ def _hand_states(r: _Reading, views: list[HandView]) -> tuple[list[HandView], bo
             continue
         high = body is not None and c[1] < body.shoulder_mid[1] + th.raised_below_shoulders * body.shoulder_w
         if in_zone and not high:
+            r.zone_views.append(v)
             form = vote_form(v)
             if form is not None:
                 on_table = True
@@ -562,6 +587,67 @@ def _body_window(r: _Reading, views: list[HandView]) -> None:
         r.add(Observed.STANDING, b["standing"])
     if b.get("empty", 0.0) >= WINDOW_SAYS:
         r.add(Observed.SEAT_EMPTY, b["empty"])
+
+
+def _zone_vote(r: _Reading) -> None:
+    """Whether a vote fist stands in the table zone, and its form: the hand
+    landmarks first (MediaPipe's model, trained on real hands, read by the
+    form model trained on real hands: vision.hands.forms), the learned zone
+    window (trained on rendered hands only) where no hand was read and its
+    input is like its training data.
+
+    - An own hand read as thumb-up (p >= VOTE_THUMB_P): a thumb-up vote.
+    - An own hand the model names fist, open palm or pointing (p >= NAMED_P):
+      that hand decides, never a thumb-up on the window's word (on real
+      pixels the window is at chance): a fist standing on its side, or under
+      a window that sees a vote, is a vote without thumb; a palm or fingertip
+      is a wrong form only where the window says so too and the geometry
+      agrees (edge on; fingertip down): a false foul is worse than a missed one.
+    - Only resting / reaching hands read ("other"), or none: the window, while
+      its input is like its training data; else "cannot judge" (zone_unread)
+      where it sees something.
+    """
+    r.drop(Observed.FIST_ON_TABLE)
+    z = r.app.get("zone", {})
+    good, wrong = z.get("vote", 0.0), z.get("wrong", 0.0)
+    trusted = bool(z) and r.lm.features.get(ZONE_FAR_KEY, 0.0) <= ZONE_FAR
+    window_vote = trusted and good + wrong >= ZONE_VOTE
+    reads = [(v, form_probabilities([v.hand.points[:, :2]])) for v in r.zone_views]
+    reads = [(v, p) for v, p in reads if p is not None]
+    if reads:
+        v, p = max(reads, key=lambda vp: vp[1]["thumb_up"])
+        # a window on pixels like its training data that is sure nothing stands
+        # there overrules a thumb-up read (a resting hand read as one)
+        denied = trusted and good + wrong < WINDOW_DENIES
+        if p["thumb_up"] >= VOTE_THUMB_P and not denied:
+            conf = max(p["thumb_up"], good + wrong) if window_vote else p["thumb_up"]
+            r.add(Observed.FIST_ON_TABLE, conf, "thumb_up")
+            return
+        named = [(v, q) for v, q in reads if max(q["fist"], q["open_palm"], q["pointing"]) >= NAMED_P]
+        if named:
+            # the hands name what stands there: never a thumb-up on the window's word
+            for v, q in named:
+                pts = v.hand.points[:, :2]
+                window_wrong = window_vote and "wrong" in z and wrong >= WRONG_SHARE * (good + wrong)
+                if q["fist"] >= NAMED_P and (_knuckles_rise(pts) or window_vote):
+                    r.add(Observed.FIST_ON_TABLE, q["fist"], "fist")
+                elif q["open_palm"] >= NAMED_P and window_wrong and _edge_on(pts):
+                    r.add(Observed.FIST_ON_TABLE, good + wrong, "palm")
+                elif q["pointing"] >= NAMED_P and window_wrong and fingertip_down(pts):
+                    r.add(Observed.FIST_ON_TABLE, good + wrong, "fingertip")
+                else:
+                    continue
+                return
+            if window_vote:
+                # the window sees a vote the hands read as another form
+                r.add(Observed.ZONE_UNREAD, good + wrong, "forms_disagree")
+            return
+        # only hands the model calls "other" (resting, reaching): the window may still see a vote
+    if trusted and WINDOW_VOTES:
+        _zone_window(r)
+    elif z and good + wrong >= ZONE_VOTE:
+        # the window sees a vote that no hand read confirms
+        r.add(Observed.ZONE_UNREAD, good + wrong, "no_hand")
 
 
 def _zone_window(r: _Reading) -> None:
@@ -709,8 +795,33 @@ def classify_frames(landmarks: list[SeatLandmarks], calibration: Calibration, ca
         mine = [lm for lm in landmarks if lm.seat == seat]
         out.extend(_indirect_mask([f for f in out if f.seat == seat], mine, thresholds))
         out.extend(_zone_fists([f for f in out if f.seat == seat], mine, thresholds))
+        out = _confirm_window_votes(out, seat, mine)
     out.sort(key=lambda f: (f.t, f.seat, f.state))
     return out
+
+
+def _confirm_window_votes(out: list[FrameState], seat: int, landmarks: list[SeatLandmarks]) -> list[FrameState]:
+    """The zone window fills the gaps of a vote the hands saw: a frame where
+    it alone sees a vote (zone_unread) within CONFIRM_S of a frame
+    whose hands read a vote of the seat becomes that vote (the hand model
+    misses a 30 px fist in some frames of every vote), with the window's own
+    form. A window vote no hand ever confirms stays "cannot judge": on real
+    pixels the window, trained on rendered hands only, is at chance."""
+    read = sorted(f.t for f in out if f.seat == seat and f.state is Observed.FIST_ON_TABLE)
+    if not read:
+        return out
+    by_t = {lm.t: lm for lm in landmarks}
+    kept = []
+    for f in out:
+        if (f.seat == seat and f.state is Observed.ZONE_UNREAD and f.t in by_t
+                and min(abs(f.t - t) for t in read) <= CONFIRM_S):
+            z = appearance_of(by_t[f.t].features).get("zone", {})
+            good, wrong = z.get("vote", 0.0), z.get("wrong", 0.0)
+            form = "palm" if "wrong" in z and wrong >= WRONG_SHARE * (good + wrong) else "thumb_up"
+            kept.append(FrameState(f.t, seat, Observed.FIST_ON_TABLE, f.confidence, form))
+        else:
+            kept.append(f)
+    return kept
 
 
 def _zone_fists(frames: list[FrameState], landmarks: list[SeatLandmarks], th: Thresholds) -> list[FrameState]:

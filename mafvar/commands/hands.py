@@ -41,7 +41,7 @@ def register(subparsers) -> None:
 
 def _run_hands(args: argparse.Namespace) -> int:
     from vision.hands.detector import HandDetector, load_rgb
-    from vision.hands.report import report_hand
+    from vision.hands.report import read_hands
 
     results: list[list[dict] | None] = []
     failed = False
@@ -54,7 +54,7 @@ def _run_hands(args: argparse.Namespace) -> int:
                 failed = True
                 results.append(None)
                 continue
-            reports = [report_hand(obs) for obs in detector.detect(image)]
+            reports = read_hands(detector, image)
             results.append([r.to_dict() for r in reports])
             if not args.json:
                 noun = "hand" if len(reports) == 1 else "hands"

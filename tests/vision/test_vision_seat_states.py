@@ -361,10 +361,12 @@ def test_rendered_day_frame_masks_are_off(rendered):
 
 @pytest.mark.slow
 def test_rendered_day_frame_runs_no_landmark_model_on_resting_seats(rendered):
-    """Nobody's hand is up and nobody votes in the quiet day frame: the body
-    and zone windows close the gate, so pose and hands run on few seats."""
+    """Nobody's hand is up in the quiet day frame: the body window closes the
+    gate, so pose runs on few seats (the table-zone hands run wherever the
+    zone pass is asked for: the zone window, trained on rendered hands, may
+    not keep the hand model from a real fist)."""
     truth, cal, times, frames = rendered
-    ran = [lm.seat for lm in frames["day"] if lm.pose is not None or lm.hands]
+    ran = [lm.seat for lm in frames["day"] if lm.pose is not None]
     assert len(ran) <= 2, ran
     voting = [lm for lm in frames["vote"] if lm.hands]
     assert len(voting) >= 3          # where votes stand, the zone hands did run

@@ -1,10 +1,14 @@
 """What `mafvar hands` says about each hand: one record, as a dict or a text line."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from vision.hands.classify import HandClassification, HandState, classify_hand
-from vision.hands.detector import HandObservation
+import numpy as np
+
+from vision.hands.classify import SHAPE_FAMILIES, HandClassification, HandState, classify_hand
+from vision.hands.detector import HandDetector, HandObservation
+from vision.hands.fingers import THUMB, cosine, finger_direction
+from vision.hands.forms import form_probabilities, hand_form
 
 
 @dataclass(frozen=True)
@@ -33,13 +37,90 @@ class HandReport:
         )
 
 
-def report_hand(observation: HandObservation) -> HandReport:
+def report_hand(observation: HandObservation, readings: list[np.ndarray] | None = None) -> HandReport:
+    """The hand's state: the learned form model (vision.hands.forms, trained on
+    real hands) decides among fist, thumb up, open palm and pointing whenever
+    the rules see one of those shapes or the model is sure; other finger
+    counts stay the rules'. `readings`: more landmark readings of the same
+    hand (from the mirrored or softened image) to average the model over."""
     # Image pixels (y down) are the frame in which "thumb up" is judged.
-    result: HandClassification = classify_hand(observation.landmarks_px[:, :3])
+    pts = observation.landmarks_px[:, :3]
+    result: HandClassification = classify_hand(pts)
+    state, count, confidence = result.state, result.count, result.confidence
+    probs = form_probabilities([pts[:, :2]] + [r[:, :2] for r in readings or []])
+    if probs is not None:
+        form, share = hand_form(probs)
+        if _family(state) is not None or share >= MODEL_SURE:
+            state, count = _state_of_form(form, pts, result)
+            confidence = share
     return HandReport(
         box=observation.box,
         handedness=observation.handedness.lower(),
-        state=result.state,
-        count=result.count,
-        confidence=result.confidence,
+        state=state,
+        count=count,
+        confidence=confidence,
     )
+
+
+# the model overrides a finger count the rules read (two, three, four fingers) only this sure
+MODEL_SURE = 0.8
+_FORM_STATE = {"fist": HandState.FIST, "open_palm": HandState.OPEN_PALM, "pointing": HandState.POINTING}
+
+
+def _family(state: HandState) -> HandState | None:
+    return next((f for f, members in SHAPE_FAMILIES.items() if state in members), None)
+
+
+def _state_of_form(form: str, pts: np.ndarray, rules: HandClassification) -> tuple[HandState, int]:
+    """The state (and the count that goes with it) of a form; a thumb held out
+    is named by where it points (the rules' direction test)."""
+    if form == "thumb_up":
+        along = cosine(finger_direction(pts, THUMB[1:]), np.array([0.0, -1.0, 0.0][: pts.shape[1]]))
+        state = HandState.THUMB_UP if along > 0.5 else HandState.THUMB_DOWN if along < -0.5 else HandState.THUMB_OUT
+        return state, 1
+    state = _FORM_STATE[form]
+    if state is HandState.FIST:
+        return state, 0
+    if state is HandState.OPEN_PALM:
+        return state, 5
+    return state, 1 + int(rules.extensions[0] > 0.5)
+
+
+def read_hands(detector: HandDetector, image: np.ndarray) -> list[HandReport]:
+    """Every hand of a still image, each read in the image, its mirror image
+    and a slightly softened copy (MediaPipe errs differently on each; the form
+    model, blind to mirroring, averages them): chosen by cross-validation on
+    the training half of the real HaGRID photos (scripts/train_hand_forms.py)."""
+    import cv2
+
+    width = image.shape[1]
+    found = detector.detect(image)
+    mirrored = [_unmirror(h, width) for h in detector.detect(np.ascontiguousarray(image[:, ::-1]))]
+    soft = detector.detect(cv2.GaussianBlur(image, (0, 0), 0.8))
+    # a hand found only in a variant is still a hand of the image
+    found = found or soft or mirrored
+    reports = []
+    for obs in found:
+        others = [o.landmarks_px for o in mirrored + soft
+                  if o is not obs and _same_hand(obs.landmarks_px, o.landmarks_px)]
+        reports.append(report_hand(obs, others))
+    return reports
+
+
+def _unmirror(h: HandObservation, width: int) -> HandObservation:
+    """A hand found in the mirror image, back in the image's own x; the mirror
+    makes a right hand look left, so the label is swapped back."""
+    px = h.landmarks_px.copy()
+    px[:, 0] = width - 1 - px[:, 0]
+    norm = h.landmarks_norm.copy()
+    norm[:, 0] = 1.0 - norm[:, 0]
+    x0, y0, x1, y1 = h.box
+    side = {"Left": "Right", "Right": "Left"}.get(h.handedness, h.handedness)
+    return replace(h, landmarks_px=px, landmarks_norm=norm, box=(width - 1 - x1, y0, width - 1 - x0, y1),
+                   handedness=side)
+
+
+def _same_hand(a: np.ndarray, b: np.ndarray) -> bool:
+    """Two readings of one hand: wrists within half a palm length."""
+    palm = max(float(np.linalg.norm(a[9, :2] - a[0, :2])), 1.0)
+    return float(np.linalg.norm(a[0, :2] - b[0, :2])) < 0.5 * palm

@@ -41,11 +41,14 @@ def train_shape_model(
     return ShapeModel(mean, scale, weights, bias, config.l2, len(y))
 
 
-def _fit_softmax(x: np.ndarray, y: np.ndarray, config: TrainConfig) -> tuple[np.ndarray, np.ndarray]:
+def _fit_softmax(x: np.ndarray, y: np.ndarray, config: TrainConfig, classes: int = len(SHAPES),
+                 sample_weight: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Newton's method on the L2-penalised multinomial log loss (convex, so
-    the optimum does not depend on a starting point or a random seed)."""
+    the optimum does not depend on a starting point or a random seed).
+    sample_weight: each row's weight in the mean loss (default all equal)."""
     n, f = x.shape
-    k = len(SHAPES)
+    k = classes
+    sw = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64) * n / np.sum(sample_weight)
     xb = np.hstack([x, np.ones((n, 1))])
     target = np.eye(k)[y]
     penalty = np.full(f + 1, config.l2)
@@ -58,16 +61,16 @@ def _fit_softmax(x: np.ndarray, y: np.ndarray, config: TrainConfig) -> tuple[np.
         z = xb @ t
         z = z - z.max(axis=1, keepdims=True)
         log_p = z - np.log(np.exp(z).sum(axis=1, keepdims=True))
-        return float(-(target * log_p).sum() / n + 0.5 * (penalty[:, None] * t * t).sum())
+        return float(-(sw[:, None] * target * log_p).sum() / n + 0.5 * (penalty[:, None] * t * t).sum())
 
     current = loss(theta)
     for _ in range(config.max_iterations):
         p = _softmax(xb @ theta)
-        grad = xb.T @ (p - target) / n + penalty[:, None] * theta
+        grad = xb.T @ (sw[:, None] * (p - target)) / n + penalty[:, None] * theta
         hess = np.zeros((k, f + 1, k, f + 1))
         for a in range(k):
             for b in range(a, k):
-                w = p[:, a] * ((a == b) - p[:, b])
+                w = sw * p[:, a] * ((a == b) - p[:, b])
                 block = (xb * w[:, None]).T @ xb / n
                 hess[a, :, b, :] = block
                 hess[b, :, a, :] = block.T

@@ -1,0 +1,135 @@
+"""Real hands, never used in training: what `mafvar hands` reads, and whether
+the pipeline's zone decision takes a real thumb-up fist for a vote.
+
+    .venv/bin/python scripts/eval_real_hands.py [--json] [--photos-only]
+
+(a) `mafvar hands` (vision.hands.report.read_hands, the command's own path)
+    on the held-out half of the real HaGRID crops: per class, the share read
+    as the class's state (like -> thumb_up, fist -> fist, palm -> open_palm,
+    one -> pointing); an image with no hand found counts as wrong.
+(b) The same held-out hands cut out and laid into table zones of the
+    committed sample's frames at a 720p table camera's scale (wrist to middle
+    knuckle 18-30 px), with a forearm, next to the rendered players' own
+    resting hands, plus untouched zones and zones holding a paper, a cup or
+    a phone; each composed seat-frame goes through the extraction's seat
+    path and seat_states.classify_frame. Positive: a real thumb-up fist;
+    negatives: real fists, palms, pointing hands, empty and prop zones.
+    Vote-fist recall and precision of fist_on_table[thumb_up].
+The split is printed; its training half trains vision/hands/form_model.json
+(scripts/train_hand_forms.py), this half is read only here. Data from
+$MAFVAR_SHARED (default <repo>/../shared). Exit status 1 when a target is
+missed, 2 when the data are missing.
+
+scripts/eval_real_pixels.py calls run() (or main()).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+HAND_TARGETS = {"like": 0.95, "fist": 0.95}
+RECALL_TARGET, PRECISION_TARGET = 0.95, 0.98
+STATE_OF = {"like": "thumb_up", "fist": "fist", "palm": "open_palm", "one": "pointing"}
+SAMPLE = REPO / "sample_videos" / "demo"
+
+
+def photo_accuracy(hands) -> dict:
+    """Per HaGRID class: images, read right, and what was read."""
+    from vision.hands.detector import HandDetector, load_rgb
+    from vision.hands.report import read_hands
+
+    read: dict[str, Counter] = {}
+    with HandDetector(tracking=False) as detector:
+        for hand in hands:
+            reports = read_hands(detector, load_rgb(str(hand.path)))
+            if reports:
+                best = max(reports, key=lambda r: (r.box[2] - r.box[0]) * (r.box[3] - r.box[1]))
+                state = best.state.value
+            else:
+                state = "no hand"
+            read.setdefault(hand.cls, Counter())[state] += 1
+    return {cls: {"images": sum(c.values()), "right": c[STATE_OF[cls]],
+                  "accuracy": c[STATE_OF[cls]] / max(sum(c.values()), 1), "read": dict(c)}
+            for cls, c in read.items()}
+
+
+def zone_votes(hands, game: Path = SAMPLE) -> dict:
+    """Vote-fist recall / precision of the zone decision on real hands laid into the game's zones."""
+    from vision.calibration import load_calibration
+    from vision.hands.real_zone import EVAL_TIMES, background_frames, compose_cases, read_cases
+
+    cal = load_calibration(game / "calibration.json")
+    cases = read_cases(compose_cases(background_frames(game, EVAL_TIMES), hands, cal, empties=4, props=2,
+                                     tag="eval"), cal)
+    by_kind: dict[str, Counter] = {}
+    for c in cases:
+        by_kind.setdefault(c.kind, Counter())[c.form or "none"] += 1
+    positives = [c for c in cases if c.kind == "like"]
+    tp = sum(c.vote for c in positives)
+    fp = sum(c.vote for c in cases if c.kind != "like")
+    return {"cases": len(cases), "positives": len(positives), "true_votes": tp, "false_votes": fp,
+            "recall": tp / max(len(positives), 1), "precision": tp / max(tp + fp, 1),
+            "forms_read": {k: dict(v) for k, v in by_kind.items()},
+            "unread_hands": sum(1 for c in cases if c.kind in STATE_OF and not c.hands)}
+
+
+def run(photos_only: bool = False) -> dict:
+    """Every figure of this check, as a dict (raises FileNotFoundError without the data)."""
+    from vision.hands.real_zone import SPLIT_RULE, list_hagrid
+
+    held_out = list_hagrid(held_out=True)
+    out = {"split": SPLIT_RULE, "held_out_images": len(held_out), "photos": photo_accuracy(held_out)}
+    if not photos_only:
+        out["zone"] = zone_votes(held_out)
+    photos_ok = all(out["photos"][c]["accuracy"] >= t for c, t in HAND_TARGETS.items())
+    zone_ok = photos_only or (out["zone"]["recall"] >= RECALL_TARGET and out["zone"]["precision"] >= PRECISION_TARGET)
+    out["targets"] = {"hands_accuracy": HAND_TARGETS, "vote_recall": RECALL_TARGET,
+                      "vote_precision": PRECISION_TARGET}
+    out["passed"] = photos_ok and zone_ok
+    return out
+
+
+def _print(r: dict) -> None:
+    print(f"split: {r['split']}")
+    print(f"(a) mafvar hands on the {r['held_out_images']} held-out real HaGRID crops (no hand found = wrong)")
+    for cls, p in r["photos"].items():
+        target = f"  (target >= {HAND_TARGETS[cls]:.0%})" if cls in HAND_TARGETS else ""
+        print(f"    {cls:>5} -> {STATE_OF[cls]:<10} {p['right']:>3}/{p['images']:<3} {p['accuracy']:6.1%}{target}"
+              f"   read: {p['read']}")
+    if "zone" in r:
+        z = r["zone"]
+        print(f"(b) vote fist in the table zone, held-out real hands laid into the committed sample's zones "
+              f"({z['cases']} seat-frames)")
+        print(f"    recall    {z['true_votes']}/{z['positives']} = {z['recall']:.1%}  (target >= {RECALL_TARGET:.0%})")
+        print(f"    precision {z['true_votes']}/{z['true_votes'] + z['false_votes']} = {z['precision']:.1%}"
+              f"  (target >= {PRECISION_TARGET:.0%})")
+        for kind, forms in z["forms_read"].items():
+            print(f"    {kind:>5}: fist_on_table forms read {forms}")
+    print("targets met" if r["passed"] else "TARGET MISSED")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument("--photos-only", action="store_true", help="skip (b), the zone composites")
+    args = parser.parse_args(argv)
+    try:
+        r = run(args.photos_only)
+    except (FileNotFoundError, OSError) as exc:
+        print(f"eval_real_hands: error: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(r, indent=1))
+    else:
+        _print(r)
+    return 0 if r["passed"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,91 @@
+"""The vote fist from the hand landmarks first (seat_states._zone_vote): real
+MediaPipe landmarks of held-out HaGRID photos laid into a seat's table zone,
+against what the zone window says."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision.calibration import Calibration, CameraCalibration, SeatRegion
+from vision.hands.detector import HandDetector, load_rgb
+from vision.hands.evaluate import load_keypoints
+from vision.hands.real_zone import list_hagrid
+from vision.landmarks import Hand, SeatLandmarks
+from vision.seat_states import classify_frames
+
+CAL = Calibration({"cam1": CameraCalibration(1000, 600, {
+    s: SeatRegion((100.0 + 250 * (s - 1), 50.0, 300.0 + 250 * (s - 1), 350.0),
+                  (150.0 + 250 * (s - 1), 360.0, 250.0 + 250 * (s - 1), 440.0))
+    for s in (1, 2, 3)})})
+ZONE = CAL.camera("cam1").seats[2].table_zone
+WINDOW_NONE = {"app_zone_vote": 0.01, "app_zone_wrong": 0.0, "app_zone_none": 0.99, "far_zone": 1.5}
+WINDOW_DOUBTS = {"app_zone_vote": 0.1, "app_zone_wrong": 0.0, "app_zone_none": 0.9, "far_zone": 1.5}
+WINDOW_VOTE = {"app_zone_vote": 0.97, "app_zone_wrong": 0.01, "app_zone_none": 0.02, "far_zone": 1.5}
+
+
+def in_zone(points: np.ndarray, palm_px: float = 24.0) -> Hand:
+    """Landmarks moved and scaled so the hand sits in seat 2's zone at table-camera size."""
+    pts = np.asarray(points, float)[:, :2]
+    scale = palm_px / np.linalg.norm(pts[9] - pts[0])
+    centre = np.array([(ZONE[0] + ZONE[2]) / 2, (ZONE[1] + ZONE[3]) / 2])
+    out = (pts - pts.mean(axis=0)) * scale + centre
+    return Hand(np.column_stack([out, np.zeros(21)]), "right", 0.9)
+
+
+def frame(t: float, hands=(), features=None) -> SeatLandmarks:
+    return SeatLandmarks(seat=2, t=t, crop_box=CAL.camera("cam1").seats[2].body, hands=list(hands),
+                         features=dict(features or {}))
+
+
+def read(frames) -> list[tuple[str, str | None]]:
+    return [(f.state.value, f.value) for f in classify_frames(frames, CAL, "cam1")
+            if f.state.value in ("fist_on_table", "zone_unread")]
+
+
+@pytest.fixture(scope="module")
+def thumbs_up():
+    """Landmarks of held-out real thumb-up photos, read as `mafvar hands` does."""
+    try:
+        likes = [h for h in list_hagrid(held_out=True) if h.cls == "like"][:6]
+    except FileNotFoundError as exc:
+        pytest.skip(str(exc))
+    with HandDetector(max_hands=1) as d:
+        found = [d.detect(load_rgb(str(h.path))) for h in likes]
+    return [f[0].landmarks_px for f in found if f]
+
+
+def test_a_real_thumb_up_in_the_zone_is_a_vote_without_the_windows_say_so(thumbs_up):
+    for window in (WINDOW_DOUBTS, {}):
+        votes = [read([frame(0.0, [in_zone(p)], window)]) for p in thumbs_up]
+        assert sum(v == [("fist_on_table", "thumb_up")] for v in votes) >= len(thumbs_up) - 1, votes
+
+
+def test_a_window_sure_that_nothing_stands_there_overrules_a_thumb_up_read(thumbs_up):
+    assert all(read([frame(0.0, [in_zone(p)], WINDOW_NONE)]) == [] for p in thumbs_up)
+    # ... but not off its training data
+    far = dict(WINDOW_NONE, far_zone=50.0)
+    assert sum(read([frame(0.0, [in_zone(p)], far)]) == [("fist_on_table", "thumb_up")]
+               for p in thumbs_up) >= len(thumbs_up) - 1
+
+
+def test_the_window_alone_casts_no_vote_it_says_cannot_judge():
+    assert read([frame(0.0, [], WINDOW_VOTE)]) == [("zone_unread", "no_hand")]
+    assert read([frame(0.0, [], WINDOW_NONE)]) == []
+
+
+def test_a_real_fist_under_a_window_vote_is_never_a_thumb_up():
+    labels, landmarks = load_keypoints()
+    fists = landmarks[labels == 1][::200][:8]      # keypoint.csv class 1: a fist
+    got = [read([frame(0.0, [in_zone(p)], WINDOW_VOTE)]) for p in fists]
+    assert all(("fist_on_table", "thumb_up") not in g for g in got), got
+    assert sum(("fist_on_table", "fist") in g for g in got) >= len(fists) // 2, got
+
+
+def test_the_window_fills_the_frames_of_a_vote_the_hands_read(thumbs_up):
+    seen = in_zone(thumbs_up[0])
+    frames = [frame(0.0, [seen], WINDOW_VOTE)] + [frame(t, [], WINDOW_VOTE) for t in (0.2, 0.4, 0.6)]
+    far = [frame(t, [], WINDOW_VOTE) for t in (5.0, 5.2, 5.4)]
+    got = [(f.t, f.state.value, f.value) for f in classify_frames(frames + far, CAL, "cam1")
+           if f.state.value in ("fist_on_table", "zone_unread")]
+    assert [g for g in got if g[0] < 1] == [(t, "fist_on_table", "thumb_up") for t in (0.0, 0.2, 0.4, 0.6)]
+    assert [g for g in got if g[0] > 1] == [(t, "zone_unread", "no_hand") for t in (5.0, 5.2, 5.4)]
