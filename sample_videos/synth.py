@@ -7,7 +7,6 @@ workspace; the video is rendered only when asked, so tests stay fast.
 from __future__ import annotations
 
 import json
-import math
 import tempfile
 import time
 from dataclasses import asdict, dataclass, field
@@ -18,6 +17,7 @@ from engine.profiles import DEFAULT_PROFILE
 from review.workspace import CALIBRATION_FILE, DEFAULT_VIDEO_FILE, PROTOCOL_FILE, TRUTH_FILE
 
 from .audio import cues_from_protocol, render_audio, write_wav
+from .conditions import LIGHTING, CameraSetup, Capture, Conditions, Light
 from .director.calls import add_shooting_calls
 from .director.cast import cast_players
 from .director.game import full_game, sample_game
@@ -34,7 +34,6 @@ OUTPUT_FILES = (PROTOCOL_FILE, TRUTH_FILE, CALIBRATION_FILE, DEFAULT_VIDEO_FILE)
 # (render.renderer.frame_sources; docs/synth.md "Full-length games").
 REUSE_HOLD = 1.0
 MAX_TRIES = 40
-LIGHTING = ("default", "warm", "cool", "dim", "bright")
 
 
 class SynthError(ValueError):
@@ -58,12 +57,38 @@ class SynthOptions:
     width: int = 1280
     height: int = 720
     fps: int = 25
+    # Wider worlds (docs/synth.md "Conditions"); None = the default world. The
+    # fields above then mirror the conditions' camera, light and capture.
+    conditions: Conditions | None = None
+
+    def __post_init__(self):
+        c = self.conditions
+        if c is not None:  # the old fields mirror the conditions (describe() stays truthful)
+            for name, value in (("camera_height", c.camera.height), ("camera_tilt", c.camera.tilt),
+                                ("fov", c.camera.fov), ("lighting", c.light.preset), ("noise", c.capture.noise),
+                                ("crf", c.capture.crf), ("width", c.capture.width), ("height", c.capture.height),
+                                ("fps", c.capture.fps)):
+                object.__setattr__(self, name, value)
 
     def describe(self) -> dict:
         d = asdict(self)
         d["protocol"] = "given" if self.protocol is not None else None
         d["inject"] = list(self.inject) if self.inject is not None else None
+        if self.conditions is None:
+            del d["conditions"]   # a default game's truth.json stays byte for byte as before
+        else:
+            d["conditions"] = "given"   # the conditions themselves: truth.json "conditions"
         return d
+
+    def effective_conditions(self) -> Conditions:
+        """The conditions rendered: the given ones, or the old options' world."""
+        if self.conditions is not None:
+            return self.conditions
+        return Conditions(light=Light(preset=self.lighting),
+                          camera=CameraSetup(height=self.camera_height, tilt=self.camera_tilt, fov=self.fov,
+                                             distance=2.75),
+                          capture=Capture(width=self.width, height=self.height, fps=self.fps, crf=self.crf,
+                                          noise=self.noise))
 
 
 @dataclass
@@ -75,6 +100,7 @@ class SyntheticGame:
     plan: Plan
     truth: dict
     problems: list[str] = field(default_factory=list)
+    scene: object = None      # the render scene, when conditions were given (built with the truth)
 
     @property
     def protocol(self) -> dict:
@@ -197,6 +223,8 @@ def build_game(opts: SynthOptions) -> SyntheticGame:
         if opts.protocol is None:
             problems += engine_problems(game.protocol, expected)
         if not problems:
+            if opts.conditions is not None:
+                add_world_truth(game)
             return game
         last = problems
     raise SynthError(f"no game for seed {opts.seed} after {tries} tries: {'; '.join(last)}")
@@ -204,34 +232,39 @@ def build_game(opts: SynthOptions) -> SyntheticGame:
 
 # ---------------------------------------------------------------- outputs
 
-def _lighting(name: str):
-    from .render.scene import Lighting
-    presets = {
-        "default": Lighting(),
-        "warm": Lighting(key_color=(1.0, 0.9, 0.75)),
-        "cool": Lighting(key_color=(0.88, 0.94, 1.0)),
-        "dim": Lighting(exposure=0.7),
-        "bright": Lighting(exposure=1.25),
-    }
-    if name not in presets:
-        raise SynthError(f"unknown lighting {name!r}; choose from {', '.join(LIGHTING)}")
-    return presets[name]
+def build_scene(opts: SynthOptions, duration: float = 200.0):
+    """The render scene of these options (`duration`: the game's, for the judge's walks)."""
+    from .render.world import scene_from_conditions
+    if opts.lighting not in LIGHTING:
+        raise SynthError(f"unknown lighting {opts.lighting!r}; choose from {', '.join(LIGHTING)}")
+    return scene_from_conditions(opts.effective_conditions(), opts.seed, duration)
 
 
-def build_scene(opts: SynthOptions):
-    from .render.camera import judge_camera
-    from .render.scene import PostFx, build_scene as _build
-    # The renderer's measured defaults (highest MediaPipe detection, docs/acting.md).
-    distance = 2.75
-    kwargs = {}
-    if opts.camera_tilt is not None:
-        # The camera looks at a point 0.45 m past the table centre; tilt sets its height.
-        reach = distance + 0.45
-        kwargs["tilt_target_z"] = opts.camera_height - reach * math.tan(math.radians(opts.camera_tilt))
-    cam = judge_camera(opts.camera_height, distance, fov_y_deg=opts.fov, width=opts.width,
-                       height_px=opts.height, **kwargs)
-    return _build(seed=opts.seed, camera=cam, width=opts.width, height=opts.height,
-                  lighting=_lighting(opts.lighting), post=PostFx(noise_sigma=opts.noise))
+def add_world_truth(game: SyntheticGame) -> None:
+    """truth.json's record of a wider world: the conditions and the camera
+    they placed, each seat's look and view, the judge's walks and the seats
+    they hide, the props."""
+    from .render.looks import SlotLook, look_record
+    from .render.world import camera_record, scene_from_conditions
+    from .view import judge_occlusions, seat_views
+    opts = game.options
+    scene = scene_from_conditions(opts.conditions, opts.seed, game.duration)
+    game.scene = scene
+    world = scene.world
+    looks = world.looks if world is not None else {}
+    views, state = seat_views(scene)
+    judge = world.judge if world is not None else None
+    t = game.truth
+    t["conditions"] = opts.conditions.to_dict()
+    t["camera"] = camera_record(scene.camera)
+    t["looks"] = {str(s): look_record(seat.appearance, looks.get(s, SlotLook()))
+                  for s, seat in sorted(scene.seats.items())}
+    t["view"] = views
+    t["judge"] = {"present": judge is not None,
+                  "walks": [] if judge is None else [
+                      {"t0": round(a, 2), "t1": round(b, 2)} for a, b in judge.windows()]}
+    t["occlusions"] = judge_occlusions(scene, state, game.duration)
+    t["props"] = list(world.props_placed) if world is not None else []
 
 
 def calibration(scene, opts: SynthOptions) -> dict:
@@ -239,7 +272,7 @@ def calibration(scene, opts: SynthOptions) -> dict:
     regions = seat_regions(scene)
     return {
         "format": "mafvar-calibration", "version": 1,
-        "cameras": {"cam1": {"width": opts.width, "height": opts.height, "seats": {
+        "cameras": {"cam1": {"width": scene.camera.width, "height": scene.camera.height, "seats": {
             str(s): {"body": list(map(int, r["body"])), "table_zone": list(map(int, r["table_zone"])),
                      "head": r["head"]}
             for s, r in sorted(regions.items())}}},
@@ -270,7 +303,7 @@ def write_game(game: SyntheticGame, out: Path, video: bool = True, progress=None
     (out / TRUTH_FILE).write_text(dumps(game.truth))
     figures: dict = {"duration": game.duration}
     try:
-        scene = build_scene(opts)
+        scene = game.scene if game.scene is not None else build_scene(opts, game.duration)
     except ImportError as exc:  # the renderer is not there: no calibration, no video
         if video:
             raise SynthError(f"the renderer is not available ({exc})") from None

@@ -3,13 +3,20 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 from engine.check import check_document
 from engine.profiles import DEFAULT_PROFILE, PROFILE_NAMES
 from engine.protocol import ProtocolError, parse_json, read_protocol_text
 from mafvar.errors import UserError
+from sample_videos.conditions import (LIGHTING, Conditions, ConditionsError, draw_conditions, load_conditions,
+                                      parse_setting)
 from sample_videos.director.inject import InjectError, parse_selection
-from sample_videos.synth import LIGHTING, OUTPUT_FILES, SynthError, SynthOptions, build_game, check_out_dir, write_game
+from sample_videos.synth import OUTPUT_FILES, SynthError, SynthOptions, build_game, check_out_dir, write_game
+
+# The old options' values without --conditions (the default world).
+LEGACY_DEFAULTS = {"camera_height": 2.9, "fov": 40.0, "lighting": "default", "noise": 0.015, "crf": 23,
+                   "resolution": "1280x720", "fps": 25}
 
 
 def register(subparsers) -> None:
@@ -27,13 +34,20 @@ def register(subparsers) -> None:
     inj.add_argument("--inject", help="comma-separated violations to inject ('none' for none; name:N for N of "
                      "a type); default: a miscount plus five drawn from the seed")
     inj.add_argument("--inject-random", action="store_true", help="a random set of violations from the seed")
-    p.add_argument("--camera-height", type=float, default=2.9, help="camera height in metres (2.9)")
+    p.add_argument("--conditions", metavar="random|FILE.json",
+                   help="the venue's conditions (light, camera, capture, players, table, props, people): "
+                        "'random' draws all of them from the seed, FILE.json sets them; the options below "
+                        "override (docs/synth.md \"Conditions\")")
+    p.add_argument("--set", action="append", default=[], metavar="GROUP.FIELD=VALUE",
+                   help="set one condition, e.g. camera.azimuth=45 (repeatable; implies conditions)")
+    p.add_argument("--camera-height", type=float, help="camera height in metres (2.9)")
     p.add_argument("--camera-tilt", type=float, help="camera tilt below horizontal, degrees (about 36)")
-    p.add_argument("--fov", type=float, default=40.0, help="vertical field of view, degrees (40)")
-    p.add_argument("--lighting", default="default", choices=LIGHTING, help="lighting preset")
-    p.add_argument("--noise", type=float, default=0.015, help="sensor noise sigma, fraction of full scale")
-    p.add_argument("--crf", type=int, default=23, help="H.264 quality (lower = better, bigger)")
-    p.add_argument("--resolution", default="1280x720", help="WIDTHxHEIGHT (1280x720)")
+    p.add_argument("--fov", type=float, help="vertical field of view, degrees (40)")
+    p.add_argument("--lighting", choices=LIGHTING, help="lighting preset (default)")
+    p.add_argument("--noise", type=float, help="sensor noise sigma, fraction of full scale (0.015)")
+    p.add_argument("--crf", type=int, help="H.264 quality (lower = better, bigger; 23)")
+    p.add_argument("--resolution", help="WIDTHxHEIGHT (1280x720)")
+    p.add_argument("--fps", type=int, choices=(25, 30, 50), help="frames per second (25)")
     p.add_argument("--realistic-timing", action="store_true",
                    help="a full-length benchmark game: six days and nights played to a result with real "
                         "speech lengths (50-60 s, tie speeches 25-30 s), about 65 minutes; still stretches "
@@ -79,15 +93,61 @@ def options_from_args(args) -> SynthOptions:
         inject = tuple(parse_selection(args.inject)) if args.inject is not None else None
     except InjectError as exc:
         raise UserError(str(exc)) from None
-    if not 0 <= args.noise <= 0.2:
+    common = dict(seed=args.seed, profile=args.profile, protocol=protocol, inject=inject,
+                  inject_random=args.inject_random, realistic_timing=args.realistic_timing)
+    conditions = conditions_from_args(args)
+    if conditions is not None:
+        return SynthOptions(**common, conditions=conditions)
+    legacy: dict[str, Any] = {k: (getattr(args, k) if getattr(args, k) is not None else v)
+                              for k, v in LEGACY_DEFAULTS.items()}
+    if not 0 <= legacy["noise"] <= 0.2:
         raise UserError("--noise must be between 0 and 0.2")
-    if not 0 <= args.crf <= 51:
+    if not 0 <= legacy["crf"] <= 51:
         raise UserError("--crf must be between 0 and 51")
-    w, h = _resolution(args.resolution)
-    return SynthOptions(seed=args.seed, profile=args.profile, protocol=protocol, inject=inject,
-                        inject_random=args.inject_random, realistic_timing=args.realistic_timing,
-                        camera_height=args.camera_height, camera_tilt=args.camera_tilt, fov=args.fov,
-                        lighting=args.lighting, noise=args.noise, crf=args.crf, width=w, height=h)
+    w, h = _resolution(legacy["resolution"])
+    return SynthOptions(**common, camera_height=legacy["camera_height"], camera_tilt=args.camera_tilt,
+                        fov=legacy["fov"], lighting=legacy["lighting"], noise=legacy["noise"], crf=legacy["crf"],
+                        width=w, height=h, fps=legacy["fps"])
+
+
+def conditions_from_args(args) -> Conditions | None:
+    """--conditions, then each --set, then the old options given explicitly;
+    None when none of the first two is given (the default world)."""
+    if args.conditions is None and not args.set:
+        return None
+    try:
+        if args.conditions is None:
+            cond = Conditions()
+        elif args.conditions == "random":
+            cond = draw_conditions(args.seed)
+        else:
+            cond = load_conditions(args.conditions)
+        for text in args.set:
+            key, value = parse_setting(text)
+            cond = cond.with_value(key, value, f"--set {text}")
+        flags = (("camera_height", "camera.height", "--camera-height"), ("camera_tilt", "camera.tilt", "--camera-tilt"),
+                 ("fov", "camera.fov", "--fov"), ("lighting", "light.preset", "--lighting"),
+                 ("noise", "capture.noise", "--noise"), ("crf", "capture.crf", "--crf"), ("fps", "capture.fps", "--fps"))
+        for attr, key, flag in flags:
+            if getattr(args, attr) is not None:
+                cond = cond.with_value(key, getattr(args, attr), flag)
+        if args.resolution is not None:
+            w, h = _resolution(args.resolution)
+            cond = cond.with_value("capture.width", w, "--resolution").with_value("capture.height", h, "--resolution")
+        return cond.checked()
+    except ConditionsError as exc:
+        raise UserError(str(exc)) from None
+
+
+def describe_conditions(cond: Conditions, camera: dict) -> str:
+    """One line: what a viewer of the video would notice first."""
+    c, li, cap = cond.camera, cond.light, cond.capture
+    dist = f"{camera['distance']:.2f} m" + (" (framed)" if c.distance is None else "")
+    return (f"conditions: camera at {c.azimuth:.0f} deg, {dist}, {c.height:.2f} m high, "
+            f"{camera['tilt']:.0f} deg down, fov {c.fov:.0f}, "
+            f"{cap.width}x{cap.height} {cap.fps} fps crf {cap.crf}; light {li.level:.2f}"
+            f"{', spot' if li.spot else ''}{', mixed' if li.mixed else ''}; "
+            f"judge {'yes' if cond.people.judge else 'no'}, {cond.people.spectators} behind")
 
 
 def run_synth(args) -> int:
@@ -102,6 +162,8 @@ def run_synth(args) -> int:
         raise UserError(f"cannot act this protocol: {type(exc).__name__}: {exc}") from None
     kinds = ", ".join(v["type"] for v in game.truth["violations"]) or "none"
     print(f"game: seed {opts.seed} (sub-seed {game.game_seed}), {game.duration:.1f} s, injected: {kinds}")
+    if opts.conditions is not None:
+        print(describe_conditions(opts.conditions, game.truth["camera"]))
     if args.clip is not None:
         game.plan.duration = min(game.plan.duration, max(1.0, args.clip))
 

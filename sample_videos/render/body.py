@@ -28,6 +28,12 @@ class Appearance:
     short_sleeves: bool
     hand_scale: float
     dims: BodyDims
+    # wider worlds (render/looks.py); the defaults are the original players
+    sleeves: tuple[float, float, float] | None = None   # None: the shirt's colour
+    girth: float = 1.0
+    slot: int = 0             # the shader's look slot (glasses, beard, hair, mask)
+    long_hair: bool = False
+    mask_colour: tuple[float, float, float] = (0.05, 0.05, 0.06)   # the mask lying on the table
 
 
 @dataclass(frozen=True)
@@ -182,7 +188,10 @@ def build_player(app: Appearance, frame: SeatFrame, pose: Pose, mb: MeshBuilder,
     shirt, skin = app.shirt, app.skin
     # torso and shoulders
     torso_rot = np.stack([right_dir, fwd_dir, up], axis=1)
-    add_ell(hip + up * dims.torso * sc * 0.5, torso_rot, np.array([0.165, 0.105, 0.31]) * sc, shirt)
+    torso_radii = np.array([0.165, 0.105, 0.31]) * sc
+    if app.girth != 1.0:
+        torso_radii = torso_radii * [app.girth, app.girth * 1.1, 1.0]
+    add_ell(hip + up * dims.torso * sc * 0.5, torso_rot, torso_radii, shirt)
     add_caps(shoulders["left"], shoulders["right"], 0.062 * sc, 0.062 * sc, shirt)
     # legs (mostly under the table; visible when standing)
     knee_seated, knee_standing = np.array([0, 0.42, 0.0]), np.array([0, 0.06, -0.46])
@@ -201,9 +210,12 @@ def build_player(app: Appearance, frame: SeatFrame, pose: Pose, mb: MeshBuilder,
     radii = np.array(dims.head_radii) * sc
     head_c = pivot + r_head @ np.array([0, 0.015, 0.04 + radii[2] * 0.9])
     mask_on = 1.0 if pose.mask_on_head >= 0.5 else 0.0
-    params = (pose.mask_lift, mask_on, 0, 0)
+    params = (pose.mask_lift, mask_on, 0, app.slot)
     add_ell(head_c, r_head, radii, skin, Material.HEAD, n_lon=32 if detail else 20,
             n_lat=20 if detail else 12, params=params, color2=app.hair)
+    if app.long_hair:  # hair falling behind the head to the shoulders
+        add_ell(head_c + r_head @ np.array([0, -radii[1] * 0.45, -radii[2] * 0.75]), r_head,
+                radii * [1.12, 0.75, 1.15], app.hair, Material.HAIR, n_lon=16, n_lat=10)
     # nose: painted with head coordinates so the mask band covers its bridge
     nose_a = head_c + r_head @ np.array([0, radii[1] * 0.9, radii[2] * 0.0])
     nose_b = head_c + r_head @ np.array([0, radii[1] * 1.0 + 0.017, -radii[2] * 0.24])
@@ -224,7 +236,7 @@ def build_player(app: Appearance, frame: SeatFrame, pose: Pose, mb: MeshBuilder,
                 n_lon=10, n_lat=6)
     if pose.mask_on_head < 0.5:  # the mask lies on the table
         p_, n_, i_ = box(W([-0.2, 0.07, 0.006]), np.array([0.09, 0.03, 0.006]), frame.rot @ _rz(0.35))
-        parts.append((p_, n_, i_, np.full(len(p_), -1), (0.05, 0.05, 0.06), Material.MASK, None,
+        parts.append((p_, n_, i_, np.full(len(p_), -1), app.mask_colour, Material.MASK, None,
                       (0, 0, 0, 0), (0, 0, 0), 0))
 
     # arms and hands
@@ -234,10 +246,11 @@ def build_player(app: Appearance, frame: SeatFrame, pose: Pose, mb: MeshBuilder,
         sh = shoulders[side]
         elbow, wrist = solve_arm(sh, np.asarray(arm.wrist, float), arm.elbow,
                                  dims.upper_arm * sc, dims.forearm * sc)
-        add_caps(sh, elbow, 0.05 * sc, 0.043 * sc, shirt)
+        sleeve = app.sleeves or shirt
+        add_caps(sh, elbow, 0.05 * sc, 0.043 * sc, sleeve)
         fa_dir = (wrist - elbow) / np.linalg.norm(wrist - elbow)
         sleeve_end = elbow + fa_dir * (0.04 if app.short_sleeves else np.linalg.norm(wrist - elbow) - 0.035)
-        add_caps(elbow, sleeve_end, 0.043 * sc, 0.038 * sc, shirt, group=group)
+        add_caps(elbow, sleeve_end, 0.043 * sc, 0.038 * sc, sleeve, group=group)
         add_caps(sleeve_end, wrist - fa_dir * 0.005, 0.036 * sc if app.short_sleeves else 0.03,
                  0.025 * sc, skin, Material.PLAIN, group=group)
         hp = HandPlacement(W(wrist), D(arm.forward), D(arm.palm), side == "left", app.hand_scale)

@@ -30,6 +30,11 @@ class Material(IntEnum):
     FABRIC = 6    # clothes
     HAIR = 7
     MASK = 8
+    # wider worlds (WORLD shader variant only)
+    PLATE = 9     # a name plate: loc.xy = position on its face (0..1), params.x = the number
+    GLASS = 10    # bottles
+    SCREEN = 11   # a phone's glass
+    PLASTIC = 12  # a smooth plastic table top
 
 
 @lru_cache(maxsize=None)
@@ -74,7 +79,7 @@ def frames_along(axis: np.ndarray) -> np.ndarray:
     return np.stack([u, v, w], axis=-1)
 
 
-def capsule_batch(a: np.ndarray, b: np.ndarray, ra: np.ndarray, rb: np.ndarray,
+def capsule_batch(a: np.ndarray, b: np.ndarray, ra: np.ndarray | float, rb: np.ndarray | float,
                   n_lon: int = 14, n_half: int = 5):
     """K (possibly tapered) capsules -> positions (K*V,3), normals, indices."""
     a, b = np.atleast_2d(a).astype(float), np.atleast_2d(b).astype(float)

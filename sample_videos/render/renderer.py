@@ -42,11 +42,12 @@ def create_context():
 class GLRenderer:
     """One EGL context with the scene's static geometry uploaded."""
 
-    def __init__(self, width: int, height: int, samples: int = 0):
+    def __init__(self, width: int, height: int, samples: int = 0, world: bool = False):
         import moderngl
         self.ctx = create_context()
         self.size = (width, height)
-        self.prog = self.ctx.program(vertex_shader=shaders.VERTEX, fragment_shader=shaders.FRAGMENT)
+        self.world = world
+        self.prog = self.ctx.program(vertex_shader=shaders.VERTEX, fragment_shader=shaders.fragment(world))
         def fbo(ms):
             return self.ctx.framebuffer(self.ctx.renderbuffer(self.size, 4, samples=ms),
                                         self.ctx.depth_renderbuffer(self.size, samples=ms))
@@ -69,7 +70,13 @@ class GLRenderer:
         return (vao, vbo, ibo)
 
     def draw(self, scene: Scene, dynamic: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
-        key = (id(scene), scene.camera, scene.lighting)
+        # Several contexts can live in one process (one per frame size): make
+        # this one current, or GL calls land in whichever was created last.
+        with self.ctx:
+            return self._draw(scene, dynamic)
+
+    def _draw(self, scene: Scene, dynamic: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+        key = (scene.token, scene.camera, scene.lighting)
         self._uniforms(scene)
         if self._static_key != key:
             self._static_vao = self._vao(*scene.static_mesh(), old=self._static_vao)
@@ -94,18 +101,41 @@ class GLRenderer:
 
     def _uniforms(self, scene: Scene) -> None:
         cam = scene.camera
-        self.prog["u_vp"].write(cam.view_proj().T.astype("f4").tobytes())
+        self.prog["u_vp"].write(cam.gl_view_proj().T.astype("f4").tobytes())
         self.prog["u_eye"].value = tuple(cam.position)
         k = np.asarray(scene.lighting.key_dir, float)
         self.prog["u_key"].value = tuple(k / np.linalg.norm(k))
         self.prog["u_key_col"].value = tuple(scene.lighting.key_color)
         self.prog["u_exposure"].value = scene.lighting.exposure
+        if self.world:
+            self._world_uniforms(scene)
+
+    def _world_uniforms(self, scene: Scene) -> None:
+        from sample_videos.render.looks import uniform_rows
+        from sample_videos.render.table import TABLE_HEIGHT
+        light = scene.lighting
+        height = 2.0   # the spot hangs this far above the table
+        self.prog["u_spot_pos"].value = (0.0, 0.0, TABLE_HEIGHT + height)
+        self.prog["u_spot_col"].value = tuple(float(c) * light.spot for c in light.spot_color)
+        self.prog["u_spot_cos"].value = float(height / np.hypot(height, light.spot_radius))
+        m = np.asarray(light.mixed_dir, float)
+        self.prog["u_mix_dir"].value = tuple(m / np.linalg.norm(m))
+        self.prog["u_mix_col"].value = tuple(float(c) * light.mixed for c in light.mixed_color)
+        rows = uniform_rows(scene.world.looks if scene.world is not None else {})
+        self.prog["u_look"].write(np.array([r[0] for r in rows], "f4").tobytes())
+        self.prog["u_mask"].write(np.array([r[1] for r in rows], "f4").tobytes())
+        self.prog["u_mask2"].write(np.array([r[2] for r in rows], "f4").tobytes())
 
 
-@functools.lru_cache(maxsize=2)
-def _renderer(width: int, height: int) -> GLRenderer:
-    # one context per process and frame size: creating one costs ~0.15 s
-    return GLRenderer(width, height)
+@functools.lru_cache(maxsize=4)
+def _renderer(width: int, height: int, world: bool = False) -> GLRenderer:
+    # one context per process, frame size and shader variant: creating one costs ~0.15 s
+    return GLRenderer(width, height, world=world)
+
+
+def renderer_for(scene: Scene) -> GLRenderer:
+    world = scene.world is not None and scene.world.shader
+    return _renderer(scene.camera.width, scene.camera.height, world)
 
 
 def _empty_script(seat: int) -> SeatScript:
@@ -121,12 +151,23 @@ def posed_players(scene: Scene, scripts: Scripts, t: float, detail: int | None =
     mb = MeshBuilder()
     truth = {}
     cam = np.asarray(scene.camera.position)
+    world = scene.world
     for s, seat in scene.seats.items():
-        lod = detail if detail is not None else int(np.linalg.norm(seat.frame.origin - cam) < LOD_DISTANCE)
+        dist = np.linalg.norm(seat.frame.origin - cam)
+        if detail is not None:
+            lod = detail
+        elif world is None:
+            lod = int(dist < LOD_DISTANCE)
+        else:  # fine meshes where a player is as large on screen as the default camera's near seats
+            lod = int(scene.camera.focal_px / dist > world.lod_focal)
         pose = pose_at(seat.context, scripts.get(s) or _empty_script(s), t)
         # a player who left is still posed (truth stays defined) but not drawn
         target = mb if pose.present >= 0.5 else MeshBuilder()
         truth[s] = build_player(seat.appearance, seat.frame, pose, target, lod)
+    if world is not None and world.judge is not None:
+        from sample_videos.render.people import build_person
+        xy, facing, phase, swing = world.judge.state(t)
+        build_person(world.judge.look, xy, facing, mb, phase, swing)
     return mb.build(), truth
 
 
@@ -138,8 +179,12 @@ def _noise_bank(h: int, w: int, sigma: float, seed: int) -> np.ndarray:
 
 
 def post_process(img: np.ndarray, scene: Scene, frame_index: int) -> np.ndarray:
-    """Lens blur and sensor noise, seeded by the scene seed and frame index."""
+    """Lens blur and sensor noise, seeded by the scene seed and frame index
+    (the frame's time in ms); in wider worlds first the camera's exposure
+    drift, lens distortion and shake (render/lens.py)."""
     out = img
+    if scene.world is not None:
+        out = _camera_effects(out, scene, frame_index / 1000.0)
     if scene.post.blur_sigma > 0:
         out = cv2.GaussianBlur(out, (0, 0), scene.post.blur_sigma)
     if scene.post.noise_sigma > 0:
@@ -158,12 +203,57 @@ def post_process(img: np.ndarray, scene: Scene, frame_index: int) -> np.ndarray:
     return out
 
 
+def _camera_effects(img: np.ndarray, scene: Scene, t: float) -> np.ndarray:
+    from sample_videos.render import lens
+    p = scene.post
+    if p.drift > 0:
+        img = lens.apply_gain(img, lens.exposure_gain(scene.seed, t, p.drift, p.drift_period))
+    if scene.camera.distortion:
+        img = lens.undistort_to_frame(img, scene.camera)
+    if p.shake > 0:
+        img = lens.shake(img, scene.seed, t, p.shake)
+    return img
+
+
+MOTION_BLUR_SAMPLES = 3
+
+
+def moving_windows(scene: Scene, scripts: Scripts) -> list[tuple[float, float]]:
+    """When anything in the scene moves more than its idle sway: every seat's
+    act windows and the judge's walks."""
+    windows = motion_windows(scripts)
+    if scene.world is not None and scene.world.judge is not None:
+        windows = sorted(windows + scene.world.judge.windows())
+    return windows
+
+
+def _is_moving(windows: list[tuple[float, float]], t0: float, t1: float) -> bool:
+    return any(a <= t1 and b >= t0 for a, b in windows)
+
+
+def _draw_frame(scene: Scene, scripts: Scripts, t: float, r: GLRenderer, windows=None) -> np.ndarray:
+    """The GL image at time t; with motion blur, the mean of sub-frames over
+    the open shutter whenever something moves (still frames need none)."""
+    shutter = scene.post.shutter
+    if scene.world is not None and shutter > 0:
+        if windows is None:
+            windows = moving_windows(scene, scripts)
+        if _is_moving(windows, t - shutter / 2, t + shutter / 2):
+            acc = None
+            for k in range(MOTION_BLUR_SAMPLES):
+                tk = t + shutter * (k / (MOTION_BLUR_SAMPLES - 1) - 0.5)
+                img = r.draw(scene, posed_players(scene, scripts, tk)[0]).astype(np.float32)
+                acc = img if acc is None else acc + img
+            return np.round(acc / MOTION_BLUR_SAMPLES).astype(np.uint8)
+    mesh, _ = posed_players(scene, scripts, t)
+    return r.draw(scene, mesh)
+
+
 def render_frame(scene: Scene, scripts: Scripts, t: float, renderer: GLRenderer | None = None,
                  post: bool = True) -> np.ndarray:
     """The frame at time t as an HxWx3 uint8 RGB array (deterministic)."""
-    r = renderer or _renderer(scene.camera.width, scene.camera.height)
-    mesh, _ = posed_players(scene, scripts, t)
-    img = r.draw(scene, mesh)
+    r = renderer or renderer_for(scene)
+    img = _draw_frame(scene, scripts, t, r)
     return post_process(img, scene, int(round(t * 1000))) if post else img.copy()
 
 
@@ -206,15 +296,42 @@ def seat_regions(scene: Scene) -> dict[int, dict]:
     out = {}
     for s, seat in scene.seats.items():
         f = seat.frame
-        xs, ys, zs = (-0.3, 0.3), (-0.5, ZONE_DEPTH + 0.06), (-0.02, 0.72)
-        corners = np.array([[x, y, z] for x in xs for y in ys for z in zs])
+        xs, ys, zs = (-0.3, 0.3), (-0.5, ZONE_DEPTH + 0.06), (-0.02, _body_top(scene, seat))
+        if scene.world is not None and seat.appearance.girth > 1.0:
+            xs = (-0.3 * seat.appearance.girth, 0.3 * seat.appearance.girth)
+        corners = _box_points(xs, ys, zs, dense=bool(scene.camera.distortion))
         body = _bbox(scene.camera.project(f.to_world(corners)), scene)
-        zc = np.array([[x, y, 0.0] for x in (-0.17, 0.17) for y in (ZONE_DEPTH - 0.16, ZONE_DEPTH + 0.06)])
-        zone = _bbox(scene.camera.project(f.to_world(np.r_[zc, zc + [0, 0, 0.14]])), scene)
+        zc = _box_points((-0.17, 0.17), (ZONE_DEPTH - 0.16, ZONE_DEPTH + 0.06), (0.0, 0.14),
+                         dense=bool(scene.camera.distortion))
+        zone = _bbox(scene.camera.project(f.to_world(zc)), scene)
         centre = scene.camera.project(seat.zone_world + [0, 0, 0.0])
         out[s] = {"body": body, "table_zone": zone, "zone_center": [float(centre[0]), float(centre[1])],
                   "head": _rest_head(scene, s)}
     return out
+
+
+def _box_points(xs, ys, zs, dense: bool) -> np.ndarray:
+    """A box's 8 corners (in the order the default calibration used), or with
+    a distorting lens points along its 12 edges too: distortion bends
+    straight edges, so corners alone no longer bound the projection."""
+    corners = np.array([[x, y, z] for x in xs for y in ys for z in zs], float)
+    if not dense:
+        return corners
+    u = np.linspace(0, 1, 17)[1:-1, None]
+    edges = [corners[a] + u * (corners[b] - corners[a]) for a in range(8) for b in range(a + 1, 8)
+             if np.count_nonzero(corners[a] != corners[b]) == 1]
+    return np.concatenate([corners] + edges)
+
+
+def _body_top(scene: Scene, seat) -> float:
+    """Top of the body region, seat frame: 0.72 m, or in a wider world 4 cm
+    over the seated player's head if that is higher (a tall build)."""
+    if scene.world is None:
+        return 0.72
+    pose = pose_at(seat.context, _empty_script(seat.number), 0.0)
+    truth = build_player(seat.appearance, seat.frame, pose, MeshBuilder(), 0)
+    top = float(truth.head_center[2] - seat.frame.origin[2] + truth.head_radii[2]) + 0.04
+    return max(0.72, top)
 
 
 def _rest_head(scene: Scene, s: int) -> list[float]:
@@ -238,13 +355,14 @@ def _rest_head(scene: Scene, s: int) -> list[float]:
 
 def _render_chunk(args) -> list[bytes]:
     scene, scripts, times = args
-    r = _renderer(scene.camera.width, scene.camera.height)
+    r = renderer_for(scene)
+    windows = moving_windows(scene, scripts) if scene.world is not None and scene.post.shutter > 0 else None
     frames = []
     for i, t in times:
-        mesh, _ = posed_players(scene, scripts, t)
         # noise keyed by the time in ms, as in render_frame: a video frame is
         # exactly render_frame(scene, scripts, i / fps) before compression
-        frames.append(post_process(r.draw(scene, mesh), scene, int(round(t * 1000))).tobytes())
+        img = _draw_frame(scene, scripts, t, r, windows)
+        frames.append(post_process(img, scene, int(round(t * 1000))).tobytes())
     return frames
 
 
@@ -291,7 +409,8 @@ def motion_windows(scripts: Scripts) -> list[tuple[float, float]]:
     return sorted(event_window(e) for script in scripts.values() for e in script.events)
 
 
-def frame_sources(scripts: Scripts, n: int, fps: int, hold: float | None) -> list[int]:
+def frame_sources(scripts: Scripts, n: int, fps: int, hold: float | None,
+                  extra: list[tuple[float, float]] | tuple = ()) -> list[int]:
     """For each of `n` frames, the index of the frame it shows: itself inside
     a move (or without `hold`), else the latest frame on a `hold` step
     boundary, not before the first still frame since the last move. Frames
@@ -300,7 +419,7 @@ def frame_sources(scripts: Scripts, n: int, fps: int, hold: float | None) -> lis
         return list(range(n))
     step = max(1, int(round(hold * fps)))
     moving = np.zeros(n, bool)
-    for t0, t1 in motion_windows(scripts):
+    for t0, t1 in list(motion_windows(scripts)) + list(extra):
         # one frame of margin on each side
         i0, i1 = max(0, int(np.floor(t0 * fps)) - 1), min(n - 1, int(np.ceil(t1 * fps)) + 1)
         if i0 <= i1:
@@ -323,7 +442,8 @@ def iter_frames(scene: Scene, scripts: Scripts, n: int, fps: int = 25, hold: flo
 
     Only the source frames are rendered (each exactly `render_frame(scene,
     scripts, source / fps)`); a repeat yields the same bytes object again."""
-    src = frame_sources(scripts, n, fps, hold)
+    judge = scene.world.judge if scene.world is not None else None
+    src = frame_sources(scripts, n, fps, hold, judge.windows() if judge is not None else ())
     unique = sorted(set(src))
     jobs = [(scene, scripts, [(i, i / fps) for i in unique[k:k + chunk]]) for k in range(0, len(unique), chunk)]
     pool = None

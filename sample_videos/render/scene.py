@@ -7,7 +7,9 @@ along the -y side.
 """
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass, field
+from typing import Any, Callable
 
 import numpy as np
 
@@ -16,6 +18,9 @@ from sample_videos.acting.pose import BodyDims
 from sample_videos.render.body import Appearance, SeatFrame
 from sample_videos.render.camera import Camera, judge_camera
 from sample_videos.render.meshes import Material, MeshBuilder, box, capsule_batch, grid_quad, oval_prism
+from sample_videos.render.people import build_person
+from sample_videos.render.props import place_props
+from sample_videos.render.table import TableSpec, table_mesh
 
 TABLE_HEIGHT = 0.75
 TABLE_A = 1.55   # semi-axis along x (toward / away from the camera)
@@ -36,12 +41,52 @@ class Lighting:
     key_dir: tuple[float, float, float] = (-0.45, 0.25, 1.0)   # toward the key light
     key_color: tuple[float, float, float] = (1.0, 0.97, 0.92)
     exposure: float = 1.0
+    # wider worlds (WORLD shader variant): a hard spot over the table and a
+    # second directional source of another colour; 0 = off
+    spot: float = 0.0
+    spot_radius: float = 1.2                                  # m, its pool on the table
+    spot_color: tuple[float, float, float] = (1.0, 0.85, 0.7)
+    mixed: float = 0.0
+    mixed_color: tuple[float, float, float] = (0.8, 0.9, 1.0)
+    mixed_dir: tuple[float, float, float] = (0.0, 1.0, 0.6)   # toward the second source
+
+    @property
+    def extended(self) -> bool:
+        return self.spot > 0 or self.mixed > 0
+
+
+LIGHTING_PRESETS = {
+    "default": Lighting(),
+    "warm": Lighting(key_color=(1.0, 0.9, 0.75)),
+    "cool": Lighting(key_color=(0.88, 0.94, 1.0)),
+    "dim": Lighting(exposure=0.7),
+    "bright": Lighting(exposure=1.25),
+}
 
 
 @dataclass(frozen=True)
 class PostFx:
     blur_sigma: float = 0.6     # px
     noise_sigma: float = 0.015  # of full scale
+    # wider worlds (render/lens.py); 0 = off
+    shutter: float = 0.0        # s the shutter is open for motion blur (0 = a sharp instant)
+    drift: float = 0.0          # auto-exposure drift amplitude (fraction of the gain)
+    drift_period: float = 20.0  # s
+    shake: float = 0.0          # px
+
+
+@dataclass
+class World:
+    """What a scene has beyond the default room (render/world.py builds it)."""
+    table: Any                                   # table.TableSpec
+    looks: dict = field(default_factory=dict)    # slot -> looks.SlotLook
+    judge: Any = None                            # people.JudgePath
+    spectators: tuple = ()                       # (PersonLook, (x, y), facing, arms)
+    props: Any = None                            # conditions.Props
+    props_placed: list = field(default_factory=list)
+    room: tuple[float, float, float] = (4.5, 4.2, 3.2)   # half length, half width, wall height (m)
+    shader: bool = False                         # needs the WORLD shader variant
+    lod_focal: float = 0.0                       # px per metre below which players get coarse meshes
 
 
 @dataclass(frozen=True)
@@ -63,7 +108,10 @@ class Scene:
     lighting: Lighting = Lighting()
     post: PostFx = PostFx()
     seed: int = 0
+    world: World | None = None
     _static: tuple | None = field(default=None, repr=False, compare=False)
+    # identifies the static geometry across pickled copies (renderer cache)
+    token: str = field(default_factory=lambda: uuid.uuid4().hex, compare=False)
 
     def static_mesh(self) -> tuple[np.ndarray, np.ndarray]:
         """Room, table and chairs: built once, drawn every frame."""
@@ -119,19 +167,33 @@ def _appearance(rng: np.random.Generator, k: int) -> Appearance:
 
 def build_scene(seed: int = 0, camera: Camera | None = None, width: int = 1280, height: int = 720,
                 lighting: Lighting = Lighting(), post: PostFx = PostFx(),
-                camera_height: float = 2.9, camera_distance: float = 2.75, fov_y_deg: float = 40.0) -> Scene:
-    """Ten seated players with appearances drawn from `seed`."""
+                camera_height: float = 2.9, camera_distance: float = 2.75, fov_y_deg: float = 40.0,
+                table=None, looks: Callable | None = None, judge_point=None,
+                world: World | None = None) -> Scene:
+    """Ten seated players with appearances drawn from `seed`.
+
+    Wider worlds (render/world.py) pass a `table` (table.TableSpec), `looks`
+    (appearances -> appearances), the point the players look at (the judge's
+    end; default: the camera) and the `world` extras."""
     rng = np.random.default_rng(seed)
     cam = camera or judge_camera(camera_height, camera_distance, fov_y_deg=fov_y_deg,
                                  width=width, height_px=height)
-    angles = seat_angles()
-    frames = {k + 1: _seat_frame(t) for k, t in enumerate(angles)}
+    if table is None or table.is_default_shape:
+        frames = {k + 1: _seat_frame(t) for k, t in enumerate(seat_angles())}
+    else:
+        from sample_videos.render.table import seat_frame_at, seat_params
+        frames = {k + 1: SeatFrame(*seat_frame_at(table, t)) for k, t in enumerate(seat_params(table))}
     zones = {s: f.to_world([0, ZONE_DEPTH, 0]) for s, f in frames.items()}
+    apps = {s: _appearance(rng, s) for s in frames}
+    if looks is not None:
+        apps = looks(apps)
+    look_at = np.asarray(cam.position, float) if judge_point is None else \
+        np.array([judge_point[0], judge_point[1], cam.position[2]], float)
     seats = {}
     for s, f in frames.items():
-        app = _appearance(rng, s)
+        app = apps[s]
         to_seat = lambda w: (np.asarray(w) - f.origin) @ f.rot  # noqa: E731
-        cam_dir = to_seat(np.asarray(cam.position))
+        cam_dir = to_seat(look_at)
         j = np.array([cam_dir[0], cam_dir[1], 0.0])
         j /= np.linalg.norm(j)
         # neighbour on the player's right is the previous seat when going clockwise
@@ -140,10 +202,12 @@ def build_scene(seed: int = 0, camera: Camera | None = None, width: int = 1280, 
                           left_zone=tuple(to_seat(zones[left_n])), right_zone=tuple(to_seat(zones[right_n])),
                           dims=app.dims, hand_scale=app.hand_scale, seed=seed * 100 + s)
         seats[s] = Seat(s, f, app, ctx)
-    return Scene(cam, seats, lighting, post, seed)
+    return Scene(cam, seats, lighting, post, seed, world)
 
 
 def build_static(scene: Scene) -> tuple[np.ndarray, np.ndarray]:
+    if scene.world is not None:
+        return build_world_static(scene)
     mb = MeshBuilder()
     # floor and walls
     p, n, i = grid_quad([-5, -5, 0], [10, 0, 0], [0, 10, 0], 20, 20, [0, 0, 1])
@@ -164,7 +228,11 @@ def build_static(scene: Scene) -> tuple[np.ndarray, np.ndarray]:
     for x in (-0.85, 0.85):
         p, n, i = capsule_batch(np.array([[x, 0, 0.0]]), np.array([[x, 0, TABLE_HEIGHT - 0.2]]), 0.09, 0.07)
         mb.add(p, n, i, (0.25, 0.15, 0.08), Material.WOOD)
-    # chairs
+    add_chairs(mb, scene)
+    return mb.build()
+
+
+def add_chairs(mb: MeshBuilder, scene: Scene) -> None:
     for seat in scene.seats.values():
         f = seat.frame
         for center, half in (([0, -0.38, -0.30], [0.22, 0.21, 0.025]),
@@ -177,4 +245,39 @@ def build_static(scene: Scene) -> tuple[np.ndarray, np.ndarray]:
                 b = f.to_world([sx, sy, -TABLE_HEIGHT])
                 p, n, i = capsule_batch(a, b, 0.018, 0.018, 8, 2)
                 mb.add(p, n, i, (0.2, 0.12, 0.06), Material.WOOD)
+
+
+def build_world_static(scene: Scene) -> tuple[np.ndarray, np.ndarray]:
+    """Room, table, chairs, spectators and props of a wider world."""
+    world = scene.world
+    assert world is not None
+    table: TableSpec = world.table
+    hx, hy, hz = world.room
+    mb = MeshBuilder()
+    p, n, i = grid_quad([-hx - 0.5, -hy - 0.5, 0], [2 * hx + 1, 0, 0], [0, 2 * hy + 1, 0],
+                        int(2 * hx * 2), int(2 * hy * 2), [0, 0, 1])
+    mb.add(p, n, i, (0.55, 0.38, 0.24), Material.FLOOR)
+    wall = (0.78, 0.74, 0.66)
+    for origin, u, v, nn in (([hx, -hy - 0.5, 0], [0, 2 * hy + 1, 0], [0, 0, hz], [-1, 0, 0]),
+                             ([-hx - 0.5, hy, 0], [2 * hx + 1, 0, 0], [0, 0, hz], [0, -1, 0]),
+                             ([-hx - 0.5, -hy, 0], [2 * hx + 1, 0, 0], [0, 0, hz], [0, 1, 0]),
+                             ([-hx, -hy - 0.5, 0], [0, 2 * hy + 1, 0], [0, 0, hz], [1, 0, 0])):
+        p, n, i = grid_quad(origin, u, v, int(2 * max(hx, hy)), 4, nn)
+        mb.add(p, n, i, wall, Material.WALL)
+    if table.is_default_shape:
+        p, n, i = oval_prism(TABLE_A, TABLE_B, TABLE_HEIGHT - 0.05, TABLE_HEIGHT, 120, 0.015)
+    else:
+        p, n, i = table_mesh(table, TABLE_HEIGHT - 0.05, TABLE_HEIGHT)
+    top = n[:, 2] > 0.99
+    col = np.where(top[:, None], table.colour, [0.30, 0.18, 0.10])
+    mat = {"cloth": Material.CLOTH, "wood": Material.WOOD, "plastic": Material.PLASTIC}[table.surface]
+    mb.add(p, n, i, col, mat)
+    for x in (-(table.a - 0.7), table.a - 0.7):
+        p, n, i = capsule_batch(np.array([[x, 0, 0.0]]), np.array([[x, 0, TABLE_HEIGHT - 0.2]]), 0.09, 0.07)
+        mb.add(p, n, i, (0.25, 0.15, 0.08), Material.WOOD)
+    add_chairs(mb, scene)
+    for look, xy, facing, arms in world.spectators:
+        build_person(look, xy, facing, mb, arms=arms, detail=0)
+    if world.props is not None:
+        place_props(mb, world.props, scene.seats, table, np.random.default_rng((scene.seed, 16004)))
     return mb.build()
