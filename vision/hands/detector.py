@@ -8,14 +8,13 @@ All coordinates are mapped back to the caller's original image.
 """
 from __future__ import annotations
 
-import contextlib
-import os
-import sys
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterator, Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import cv2
 import numpy as np
+
+from vision.native_quiet import quiet_native_stderr
 
 if TYPE_CHECKING:
     from vision.hands.roi import RoiLandmarker
@@ -91,27 +90,6 @@ def prepare_image(image: np.ndarray, framing: Framing) -> _Prepared:
     return _Prepared(np.ascontiguousarray(image), scale, pad, pad)
 
 
-@contextlib.contextmanager
-def _quiet_native_stderr(enabled: bool) -> Iterator[None]:
-    """Silence MediaPipe's C++ start-up chatter (TFLite, absl warnings) on fd 2.
-
-    It writes straight to the file descriptor, so redirecting sys.stderr is
-    not enough. Used only around graph creation and the first inference.
-    """
-    if not enabled:
-        yield
-        return
-    sys.stderr.flush()
-    saved = os.dup(2)
-    try:
-        with open(os.devnull, "wb") as devnull:
-            os.dup2(devnull.fileno(), 2)
-        yield
-    finally:
-        os.dup2(saved, 2)
-        os.close(saved)
-
-
 def _swap_handedness(label: str) -> str:
     return {"Left": "Right", "Right": "Left"}.get(label, label)
 
@@ -161,7 +139,7 @@ class HandDetector:
         self._roi_fallback = (not tracking) if roi_fallback is None else roi_fallback
         self._roi: RoiLandmarker | None = None
         self._quiet_first_call = quiet
-        with _quiet_native_stderr(quiet):
+        with quiet_native_stderr(quiet):
             self._hands = mp.solutions.hands.Hands(
                 static_image_mode=not tracking,
                 max_num_hands=max_hands,
@@ -191,7 +169,7 @@ class HandDetector:
         image_rgb = _as_rgb_uint8(image_rgb)
         for framing in self._framings:
             prepared = prepare_image(image_rgb, framing)
-            with _quiet_native_stderr(self._quiet_first_call):
+            with quiet_native_stderr(self._quiet_first_call):
                 result = self._hands.process(prepared.image)
             self._quiet_first_call = False
             if result.multi_hand_landmarks:

@@ -91,11 +91,11 @@ class RoiLandmarker:
         from mediapipe.framework import calculator_pb2
         from mediapipe.python.solution_base import SolutionBase
 
-        from vision.hands.detector import _quiet_native_stderr
+        from vision.native_quiet import quiet_native_stderr
 
         config = text_format.Parse(_GRAPH, calculator_pb2.CalculatorGraphConfig())
         # MediaPipe logs its graph set-up and first inference straight to fd 2
-        self._quiet = _quiet_native_stderr
+        self._quiet = quiet_native_stderr
         self._first = True
         with self._quiet(True):
             self._graph = SolutionBase(graph_config=config, side_inputs={"model_complexity": model_complexity})
