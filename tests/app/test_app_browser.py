@@ -387,3 +387,99 @@ def test_a_side_judge_rules_only_with_the_chief_judges_passphrase(browser, tmp_p
     assert [(e.actor, e.role, e.auth) for e in filed] == [("Sam Side", "side_judge", "passphrase")]
     assert "passphrase" not in (cup / "mafvar-roles.json").read_text().replace('"passphrases"', "")
     assert chief not in (cup / "mafvar-roles.json").read_text()
+
+
+def _first_day_upload(tmp_path: Path) -> tuple[Path, Path]:
+    """What a judge brings: a recording (the sample's first 92 s: the deal night and day 1)
+    and the platform's record of that game, written by mafvar's own exporter from the
+    sample's protocol cut after day 1 (a live record, as a platform keeps one)."""
+    import imageio_ffmpeg
+
+    from engine.exporters import export_record
+    doc = json.loads((SAMPLE / "protocol.json").read_text())
+    nightfalls = [i for i, e in enumerate(doc["events"]) if e["type"] == "nightfall"]
+    first_day = dict(doc, events=doc["events"][:nightfalls[1]])
+    record = tmp_path / "upload" / "game_mafiaratings.json"
+    record.parent.mkdir()
+    record.write_text(json.dumps(export_record("mafiaratings", first_day), ensure_ascii=False))
+    video = tmp_path / "upload" / "table-camera.mp4"
+    subprocess.run([imageio_ffmpeg.get_ffmpeg_exe(), "-v", "error", "-y", "-i", str(SAMPLE / "video.mp4"),
+                    "-t", "92", "-c", "copy", str(video)], check=True)
+    return video, record
+
+
+@pytest.mark.skipif(not (SAMPLE / "video.mp4").is_file(), reason="the committed sample is not built")
+def test_first_run_from_an_upload_to_a_recorded_decision(browser, tmp_path):
+    """A judge's first run with no command line and no hand-made file: upload a video and a
+    mafiaratings record, accept the seats proposed from the recording, run the analysis,
+    open the first incident, record a decision, reload and see it."""
+    video, record = _first_day_upload(tmp_path)
+    games = tmp_path / "games"
+    games.mkdir()
+    server = Server([games], free_port(), tmp_path / "server.log").start()
+    try:
+        page = browser.new_page(viewport={"width": 1400, "height": 1600})
+        page.set_default_timeout(TIMEOUT_MS)
+        page.goto(server.url + "/")
+        wait_text(page, "New game from a recording and a protocol")
+        name = page.get_by_label("Your name")
+        name.fill("First Judge")
+        name.press("Enter")
+        page.wait_for_timeout(500)
+        main_area = page.get_by_test_id("stMain")
+        main_area.get_by_label("Game name (a new folder)").fill("table1-game1")
+        main_area.get_by_text("mafiaratings", exact=True).click()
+        uploads = page.locator("[data-testid='stFileUploaderDropzoneInput']")
+        uploads.nth(0).set_input_files(str(video))
+        uploads.nth(1).set_input_files(str(record))
+        page.get_by_text("table-camera.mp4").first.wait_for()
+        page.get_by_text("game_mafiaratings.json").first.wait_for()
+        click_main(page, "Create game")
+        wait_text(page, "Next: propose the seats from the recording")
+        assert_clean(page, "created")
+        shot(page, "30-first-run-created")
+        game = games / "table1-game1"
+        assert (game / "protocol.json").is_file() and not (game / "calibration.json").exists()
+        sidebar = page.get_by_test_id("stSidebar").inner_text()
+        assert "First Judge" in page.get_by_label("Your name").input_value()
+        assert "Enter your name" not in sidebar, "the sidebar asks for a name it shows"
+
+        page.get_by_test_id("stSidebarNav").get_by_text("Calibration", exact=True).click()
+        wait_text(page, "This game has no calibration yet")
+        click_main(page, "Propose seats from the recording")
+        wait_text(page, "Proposed seats", timeout=600_000)
+        assert_clean(page, "proposal")
+        wait_text(page, "The proposal: usable")
+        shot(page, "31-first-run-proposal")
+        click_main(page, "Accept these seats")
+        wait_text(page, "calibration.json: usable")
+        assert_clean(page, "accepted")
+        cal = json.loads((game / "calibration.json").read_text())
+        assert cal["confirmed_by"] == "First Judge" and len(cal["cameras"]["cam1"]["seats"]) == 10
+
+        page.get_by_test_id("stSidebarNav").get_by_text("Games", exact=True).click()
+        click_main(page, "Run analysis")
+        wait_text(page, "Analysis finished in", timeout=1_200_000)
+        assert_clean(page, "analysed")
+        body = page.inner_text("body")
+        assert "Analysis: complete" in body
+        assert "refused" not in body
+        shot(page, "32-first-run-analysed")
+        page.get_by_test_id("stMain").get_by_text("Open the incident queue").click()
+        wait_text(page, "incidents")
+        click_main(page, "Open")
+        wait_text(page, "Frame ")
+        assert_clean(page, "first incident")
+        page.get_by_test_id("stMain").get_by_text("Confirm", exact=True).click()
+        click_main(page, "Record decision")
+        wait_text(page, "Current decision: confirmed by First Judge")
+        page.reload()
+        wait_text(page, "Current decision: confirmed by First Judge")
+        assert_clean(page, "first run after reload")
+        shot(page, "33-first-run-decided")
+        page.close()
+    finally:
+        server.stop()
+    with ReviewStore.open(game / "review.db") as s:
+        decided = [e for e in s.audit_log("decide")]
+    assert [e.actor for e in decided] == ["First Judge"]
