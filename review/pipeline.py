@@ -435,10 +435,13 @@ def realign(game_dir: str | Path, anchors: Mapping[str, float] | None = None,
     stats.video_s = game.info.duration
     has_times = _protocol_span(game.timeline) is not None
     fp_cal = _fingerprint(ws.calibration_path, [game.info.width, game.info.height])
+    # an analysis of some phases only (--phase) is redone for those phases only
+    info = (ws.marker_info("align") or {}).get("info") or {}
+    only = info.get("only") or None
     t0 = time.perf_counter()
     tracks, alignment, marks = _align_step(game, ws.observations_path, _anchors(ws, anchors), has_times, stats)
     stats.wall["align"] = time.perf_counter() - t0
-    return _after_align(game, tracks, alignment, marks, has_times, stats, None, fp_cal, say)
+    return _after_align(game, tracks, alignment, marks, has_times, stats, only, fp_cal, say)
 
 
 def _after_align(game: Game, tracks, alignment, marks, has_times: bool, stats: Stats,
@@ -448,7 +451,8 @@ def _after_align(game: Game, tracks, alignment, marks, has_times: bool, stats: S
     write_json_atomic(ws.timeline_path, timeline_to_json(alignment.intervals, game.replay.profile))
     write_json_atomic(ws.tracks_path,
                       {"format": "mafvar-tracks", "version": 1, "tracks": [t.to_dict() for t in tracks]})
-    ws.mark_done("align", {"marks": len(marks), "matched": len(alignment.matched)})
+    ws.mark_done("align", {"marks": len(marks), "matched": len(alignment.matched),
+                           "only": list(only) if only else None})
     stats.needs_anchor = alignment.needs_anchor
 
     # ---- landings and lifts near "Thank you", timed to the frame
