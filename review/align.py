@@ -760,9 +760,8 @@ def needs_anchor(al: Alignment, tolerance: float = ANCHOR_TOLERANCE) -> list[dic
             else:
                 mk = al.matched.get(f"{mark_kind}:{iv.key}")
                 source = mk.source if mk is not None else None
-            if source is None and timed and iv.event is not None and p.anchored_by in ("protocol", "manual",
-                                                                                        "audio", "speech"):
-                continue  # the protocol's own time on a fitted clock
+            if timed and p.anchored_by != "interpolated":
+                continue  # the protocol's own time, on a clock fitted to what was heard and seen
             error = MARK_ERROR.get(source or "", None)
             if error is not None and error <= tolerance:
                 continue
