@@ -25,7 +25,7 @@ def cluster():
 
 
 def test_a_cluster_audit_finds_the_same_incidents_as_the_local_one(local_audit, make_folder, tmp_path, cluster):
-    local_folder, local, _ = local_audit
+    local_folder, local = local_audit
     assert all(g.status.value == "done" for g in local.games)
     folder = make_folder(tmp_path / "t", broken=("game99",))
     report = audit(folder, cluster=cluster.scheduler_address)
