@@ -61,6 +61,7 @@ class Mark:
     source: str          # audio | speech | video | manual
     t_end: float | None = None   # an utterance's end (a vote call's end opens the window)
     n: int | None = None         # fists landing together (a vote call seen)
+    fits: frozenset[str] | None = None  # an utterance: the calls it can be (None: any spoken call)
 
 
 @dataclass(frozen=True)
@@ -257,15 +258,38 @@ START_KINDS = frozenset({"nightfall", "vote_call", "shooting_call", "don_check",
 # prediction rests on (a mark seen, the protocol's clock, or only the order of events).
 SPEECH_TOLERANCE = 2.0
 SPEECH_TOLERANCE_VIDEO = 4.0
-SPEECH_TOLERANCE_INTERPOLATED = 12.0
+SPEECH_TOLERANCE_INTERPOLATED = 40.0
 SPEECH_GAIN = 0.6
 
 
 def speech_marks(segments) -> list[Mark]:
     """Utterances (vision.audio.speech_segments) as marks of kind "speech": they can
-    place any spoken call, but say nothing of which one; louder is likelier the judge."""
-    return [Mark("speech", s.t0, round(min(0.9, 0.4 + max(0.0, s.rise_db) / 40.0), 3), "speech",
-                 t_end=s.t1) for s in segments]
+    place a spoken call, but say nothing of which one; louder is likelier the judge.
+
+    One thing tells a vote call from any other utterance, in every rulebook: the
+    judge says "thank you" a window's length after it (MC 2.4.7: about 1.5 s). So an
+    utterance can be a vote call only when a short one starts THANKS_AFTER s after its
+    end, and a short one can be "thank you" only after such a call."""
+    segs = list(segments)
+    out = []
+    lo, hi = UTTERANCE_SECONDS["vote_call"]
+    t_lo, t_hi = UTTERANCE_SECONDS["thanks"]
+    for k, s in enumerate(segs):
+        fits = set(SPOKEN - {"vote_call", "thanks"})
+        dur = s.t1 - s.t0
+        if lo <= dur <= hi and any(t_lo <= n.t1 - n.t0 <= t_hi and THANKS_AFTER[0] <= n.t0 - s.t1 <= THANKS_AFTER[1]
+                                   for n in segs[k + 1:k + 4]):
+            fits.add("vote_call")
+        if t_lo <= dur <= t_hi and any(lo <= p.t1 - p.t0 <= hi and THANKS_AFTER[0] <= s.t0 - p.t1 <= THANKS_AFTER[1]
+                                       for p in segs[max(0, k - 3):k]):
+            fits.add("thanks")
+        out.append(Mark("speech", s.t0, round(min(0.9, 0.4 + max(0.0, s.rise_db) / 40.0), 3), "speech",
+                        t_end=s.t1, fits=frozenset(fits)))
+    return out
+
+
+# "thank you" starts this long after the end of the vote call it closes (s)
+THANKS_AFTER = (0.4, 3.5)
 
 
 def _role_seats(roles: Mapping[int, str] | None, *names: str) -> list[int]:
@@ -324,7 +348,7 @@ def expected_marks(intervals: Sequence[Interval]) -> list[Expected]:
 
 def _kinds_fit(e: Expected, mk: Mark) -> bool:
     if mk.kind == "speech":
-        if e.kind not in SPOKEN:
+        if e.kind not in SPOKEN or (mk.fits is not None and e.kind not in mk.fits):
             return False
         lo, hi = UTTERANCE_SECONDS.get(e.kind, (0.0, CALL_MAX_SECONDS * 2))
         return mk.t_end is None or lo <= mk.t_end - mk.t <= hi

@@ -402,7 +402,8 @@ def _analyze(game_dir, progress, workers, only, anchors, force, gate) -> Stats:
         # The coarse pass found the nights and votes; now the dense plan runs on
         # the aligned timeline, into the same store, and the alignment is redone
         # with what it saw.
-        dense = plan_schedule(alignment.intervals, game.info.duration, only=only)
+        dense = plan_schedule(alignment.intervals, game.info.duration, only=only,
+                              slack=placement_slack(alignment))
         _extract_step(game, dense, obs_path, "extract_dense", fp_cal, False, workers, say, stats, gate)
         _refine_step(game, dense, alignment.intervals, obs_path, fp_cal, workers, say, stats, gate)
         t0 = time.perf_counter()
@@ -573,3 +574,17 @@ def with_placement(incidents, alignment, untimed_keys: set[str]):
         out.append(_replace(inc, placement={"inferred": inferred, "anchored_by": p.anchored_by,
                                             "confidence": round(float(p.confidence), 3)}))
     return out
+
+
+# how far a placement may be off, by what placed it (seconds either side; review/plan.py)
+PLACEMENT_SLACK = {"interpolated": 6.0, "video": 1.5}
+
+
+def placement_slack(alignment) -> dict[str, float]:
+    """Interval key -> the slack its dense frames get: a call placed between its
+    neighbours (no call heard, no fists in the first pass) or from the picture alone may
+    be seconds off, and the frames that decide its votes must not be missed."""
+    return {p.interval.key: PLACEMENT_SLACK[p.anchored_by] for p in alignment.placements
+            if p.anchored_by in PLACEMENT_SLACK
+            and p.interval.kind.value in ("vote_call", "raise_vote", "don_check", "sheriff_check", "shooting",
+                                          "masking", "guess")}
