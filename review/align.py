@@ -636,6 +636,11 @@ def _place(intervals: Sequence[Interval], matched: Mapping[str, Mark], clock: Cl
             a = matched.get(f"morning:r{iv.round}.night")
             if a:
                 t0, how, conf = a.t, a.source, min(1.0, a.confidence)
+            # the day lasts to the next nightfall (an untimed day would otherwise end
+            # one event after its morning, and its speeches go unsampled)
+            b = matched.get(f"nightfall:r{iv.round + 1}.night")
+            if b and (t0 is None or b.t > t0):
+                t1 = b.t
         elif iv.kind in (Kind.VOTE_CALL, Kind.RAISE_VOTE):
             a, b = matched.get(f"vote_call:{iv.key}"), matched.get(f"thanks:{iv.key}")
             if a:
@@ -743,6 +748,10 @@ def _interpolate(placements: list[PlacedInterval]) -> list[PlacedInterval]:
             p = PlacedInterval(replace(iv, t0=t0, t1=max(t0, t1)), min(p.confidence, 0.3), "interpolated")
         elif iv.t1 is None and iv.t0 is not None and iv.event is not None:
             p = PlacedInterval(replace(iv, t1=max(iv.t0, float(np.interp(iv.event + 1, ev, ts)))), p.confidence, p.anchored_by)
+        if p.interval.t0 is not None and p.interval.t1 is not None and p.interval.kind is Kind.DAY:
+            # a day without its next nightfall placed ends where the last known time is
+            p = replace(p, interval=replace(p.interval, t1=max(p.interval.t1, *(t for e, t in known if e >= iv.event)))) \
+                if iv.event is not None and any(e >= iv.event for e, _ in known) and p.interval.t1 <= p.interval.t0 + 1 else p
         out.append(p)
     return out
 
