@@ -416,7 +416,7 @@ def test_a_manual_anchor_on_the_timeline_moves_the_vote_and_its_incidents(browse
         assert_clean(page, "timeline phase")
         before = main_area.inner_text()
         assert "early vote" not in before
-        field = page.get_by_label("Video time (s)")
+        field = main_area.get_by_role("spinbutton", name="Video time (s)")  # not the chart's axis
         field.fill(f"{call['t0'] + 1.5:.2f}")
         field.press("Enter")
         page.wait_for_timeout(500)
