@@ -110,6 +110,10 @@ class GameWorkspace:
     """Paths of one game folder. Construction fails clearly if the folder is missing."""
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
+        if not os.fspath(path).strip():
+            # Path("") is the current folder: a report or an analysis would land
+            # wherever the command happened to be started.
+            raise WorkspaceError("no game folder given (the path is empty)")
         root = Path(path).expanduser()
         if not root.exists():
             raise WorkspaceError(f"game folder not found: {root}")
