@@ -3,12 +3,15 @@ PY      ?= python3.11
 VENV    := .venv
 BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.installed
-# Apt packages: software OpenGL for the renderer (EGL, Mesa llvmpipe) and
+# Apt packages: software OpenGL for the renderer (EGL, Mesa llvmpipe), espeak-ng
+# for the judge's spoken calls in the synthetic sound track, and
 # Chromium for the browser tests. Installed only by the targets that need them.
-RENDER_APT  := libegl1 libegl-mesa0 libgl1-mesa-dri libgles2
+RENDER_APT  := libegl1 libegl-mesa0 libgl1-mesa-dri libgles2 espeak-ng
 BROWSER_APT := chromium chromium-driver
+# The sqlite3 shell: the store-integrity test edits review.db with it, as a user could.
+SHELL_APT   := sqlite3
 
-.PHONY: venv test test-fast lint demo sample render-deps browser-deps bench eval clean
+.PHONY: venv test test-fast lint demo sample render-deps browser-deps shell-deps bench eval clean
 
 venv: $(STAMP)
 
@@ -27,7 +30,10 @@ render-deps:
 browser-deps:
 	@command -v chromium >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(BROWSER_APT); }
 
-test: venv render-deps browser-deps lint
+shell-deps:
+	@command -v sqlite3 >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(SHELL_APT); }
+
+test: venv render-deps browser-deps shell-deps lint
 	$(BIN)/python -m pytest
 
 # ruff and mypy, configured in pyproject.toml; `make test` runs them first.

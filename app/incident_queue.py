@@ -36,7 +36,23 @@ def one_line(inc: Incident) -> str:
     clause = clause_label(inc.clause) if inc.clause else "no clause"
     line = (f"{what(inc)} · {who(inc)} · {clock(inc.t0)} ({inc.phase.label}) · {clause}"
             f" · {IMPACT_LABEL[inc.impact.rank]}")
+    if inc.placement and inc.placement.get("inferred"):
+        line += f" · times inferred ({float(inc.placement.get('confidence') or 0):.0%})"
     return line
+
+
+PLACED_BY = {"speech": "the judge's spoken call", "audio": "the judge's call tone", "video": "the picture alone",
+             "interpolated": "the order of events only", "protocol": "the protocol's clock",
+             "manual": "a manual anchor"}
+
+
+def placement_note(placement: Mapping) -> str:
+    """For an incident whose phase the protocol gave no time: how it was placed, how sure."""
+    by = PLACED_BY.get(str(placement.get("anchored_by")), str(placement.get("anchored_by")))
+    conf = float(placement.get("confidence") or 0.0)
+    return (f"The protocol has no times for this phase: it was placed on the video from {by} "
+            f"(alignment confidence {conf:.0%}). Check the clip; if the phase is off, set a manual "
+            f"anchor on the Timeline page.")
 
 
 @dataclass(frozen=True)

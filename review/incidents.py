@@ -135,6 +135,9 @@ class Incident:
     impact: Impact = field(default_factory=Impact)
     details: dict[str, Any] = field(default_factory=dict)
     source: Source = Source.VIDEO
+    # how the phase was placed on the video clock: {inferred, anchored_by, confidence}
+    # (inferred: the protocol had no time for it; review.pipeline.with_placement)
+    placement: dict[str, Any] | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "type", _enum(IncidentType, self.type, "incident type"))
@@ -171,6 +174,12 @@ class Incident:
         return (-self.impact.rank, -self.confidence, t)
 
     def to_json(self) -> dict[str, Any]:
+        out = self._to_json()
+        if self.placement is not None:
+            out["placement"] = self.placement
+        return out
+
+    def _to_json(self) -> dict[str, Any]:
         return {
             "id": self.id,
             "type": self.type.value,
@@ -199,6 +208,7 @@ class Incident:
                 evidence=tuple(Evidence.from_json(e) for e in obj.get("evidence", ())),
                 impact=Impact.from_json(obj.get("impact", {})),
                 details=dict(obj.get("details", {})), source=obj.get("source", "video"),
+                placement=dict(obj["placement"]) if isinstance(obj.get("placement"), dict) else None,
             )
         except KeyError as exc:
             raise IncidentFormatError(

@@ -28,7 +28,7 @@ from vision.store import ObservationStore
 from vision.tracks import Observed, Track, build_tracks
 from vision.video import VideoError, VideoInfo, probe
 
-from .align import Mark, align, audio_marks, video_marks
+from .align import Mark, align, audio_marks, check_marks, speech_marks, video_marks
 from .atomic_write import write_json_atomic
 from .calibration_verdict import workspace_verdict
 from .checks import CheckContext, run_checks
@@ -61,6 +61,7 @@ class Stats:
     carried: int = 0                                         # seat-frames carried from a still seat
     warnings: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
+    needs_anchor: list[dict] = field(default_factory=list)  # alignment.needs_anchor
     record_fit: dict | None = None                           # review.record_fit summary
 
     def to_json(self) -> dict:
@@ -77,7 +78,8 @@ class Stats:
                 "frames_analysed": self.frames, "seat_frames": self.seat_frames,
                 "seat_frames_carried": self.carried,
                 "model_calls": dict(self.calls),
-                "warnings": self.warnings, "skipped": self.skipped, "record_fit": self.record_fit}
+                "warnings": self.warnings, "skipped": self.skipped,
+                "needs_anchor": self.needs_anchor, "record_fit": self.record_fit}
 
 
 def _fingerprint(*parts) -> str:
@@ -318,12 +320,15 @@ def _align_step(game, obs_path: Path, anchors, has_times: bool, stats: Stats,
     stretch of the recording that matters (one phase of a timed protocol):
     the audio is read there alone."""
     tracks = seat_tracks(obs_path, game)
-    marks: list[Mark] = video_marks(tracks)
+    roles = {s.seat: s.role.value for s in game.protocol.seats}
+    marks: list[Mark] = video_marks(tracks) + check_marks(tracks, roles)
     if game.info.has_audio:
         try:
-            from vision.audio import read_audio
+            from vision.audio import read_audio, speech_segments
             a, b = span if span is not None else (0.0, None)
-            marks += audio_marks(read_audio(str(game.video), rate=16000, t0=a, t1=b))
+            audio = read_audio(str(game.video), rate=16000, t0=a, t1=b)
+            marks += audio_marks(audio)
+            marks += speech_marks(speech_segments(audio))
         except Exception as exc:  # a broken audio track must not stop the review
             stats.warnings.append(f"{game.video.name}: audio unreadable, aligning from the picture only ({exc})")
     marks.sort(key=lambda m: m.t)
@@ -357,6 +362,7 @@ def _analyze(game_dir, progress, workers, only, anchors, force, gate) -> Stats:
     t_start = time.perf_counter()
     game = load_game(game_dir)
     ws = game.ws
+    anchors = _anchors(ws, anchors)
     ws.ensure_analysis_dirs()
     stats.warnings.extend(game.warnings)
     stats.video_s = game.info.duration
@@ -401,18 +407,61 @@ def _analyze(game_dir, progress, workers, only, anchors, force, gate) -> Stats:
         # The coarse pass found the nights and votes; now the dense plan runs on
         # the aligned timeline, into the same store, and the alignment is redone
         # with what it saw.
-        dense = plan_schedule(alignment.intervals, game.info.duration, only=only)
+        dense = plan_schedule(alignment.intervals, game.info.duration, only=only,
+                              slack=placement_slack(alignment))
         tracker.replan("extract_dense", UNIT_COSTS["extract"] * schedule_seconds(dense)[1])
         _extract_step(game, dense, obs_path, "extract_dense", fp_cal, False, workers, say, stats, gate)
         _refine_step(game, dense, alignment.intervals, obs_path, fp_cal, workers, say, stats, gate, tracker)
         t0 = time.perf_counter()
         tracks, alignment, marks = _align_step(game, obs_path, anchors, has_times, stats)
         stats.wall["align"] += time.perf_counter() - t0
+    return _after_align(game, tracks, alignment, marks, has_times, stats, only, fp_cal, say, tracker)
+
+
+def _anchors(ws: GameWorkspace, given: Mapping[str, float] | None) -> dict[str, float]:
+    """The workspace's manual anchors (anchors.json, set in the app) with the given ones on top."""
+    from .anchors import AnchorError, merged
+    try:
+        return merged(ws.root, dict(given or {}))
+    except AnchorError as exc:
+        raise AnalysisError(str(exc)) from exc
+
+
+def realign(game_dir: str | Path, anchors: Mapping[str, float] | None = None,
+            progress: Progress | None = None) -> Stats:
+    """Alignment, recount, checks and evidence again from what is already extracted
+    (no frame is decoded for landmarks): what a new manual anchor changes. The phases
+    it moves are recounted and checked at once; frames the first pass never sampled
+    there are looked at by the next full `analyze`."""
+    say = progress or (lambda step, frac, msg: None)
+    stats = Stats()
+    game = load_game(game_dir)
+    ws = game.ws
+    if not ws.observations_path.is_file():
+        raise AnalysisError(f"{ws.root}: not analysed yet (no {ws.observations_path.name}); run analyze first")
+    stats.video_s = game.info.duration
+    has_times = _protocol_span(game.timeline) is not None
+    fp_cal = _fingerprint(ws.calibration_path, [game.info.width, game.info.height])
+    # an analysis of some phases only (--phase) is redone for those phases only
+    info = (ws.marker_info("align") or {}).get("info") or {}
+    only = info.get("only") or None
+    t0 = time.perf_counter()
+    tracks, alignment, marks = _align_step(game, ws.observations_path, _anchors(ws, anchors), has_times, stats)
+    stats.wall["align"] = time.perf_counter() - t0
+    return _after_align(game, tracks, alignment, marks, has_times, stats, only, fp_cal, say)
+
+
+def _after_align(game: Game, tracks, alignment, marks, has_times: bool, stats: Stats,
+                 only: Sequence[str] | None, fp_cal: str, say,
+                 tracker: RunProgress | None = None) -> Stats:
+    ws = game.ws
     write_json_atomic(ws.alignment_path, alignment.to_dict())
     write_json_atomic(ws.timeline_path, timeline_to_json(alignment.intervals, game.replay.profile))
     write_json_atomic(ws.tracks_path,
                       {"format": "mafvar-tracks", "version": 1, "tracks": [t.to_dict() for t in tracks]})
-    ws.mark_done("align", {"marks": len(marks), "matched": len(alignment.matched)})
+    ws.mark_done("align", {"marks": len(marks), "matched": len(alignment.matched),
+                           "only": list(only) if only else None})
+    stats.needs_anchor = alignment.needs_anchor
 
     # ---- landings and lifts near "Thank you", timed to the frame
     say("landing", 0.0, "vote fists near \"thank you\" at the full frame rate")
@@ -443,13 +492,15 @@ def _analyze(game_dir, progress, workers, only, anchors, force, gate) -> Stats:
     stats.record_fit = fit.summary()
     if not fit.fits or fit.withheld:
         stats.warnings.append(fit.message)
+    incidents = with_placement(incidents, alignment, {iv.key for iv in game.timeline if iv.t0 is None})
     stats.wall["checks"] = time.perf_counter() - t0
 
     save_incidents(ws.incidents_path, incidents, game=_game_meta(game, stats.record_fit))
     ws.mark_done("checks", {"incidents": len(incidents)})
 
     # ---- clips (evidence), then the incidents again with their evidence paths
-    tracker.replan("clips", UNIT_COSTS["clips"] * len(incidents))
+    if tracker is not None:
+        tracker.replan("clips", UNIT_COSTS["clips"] * len(incidents))
     say("clips", 0.0, f"evidence for {len(incidents)} incidents")
     t0 = time.perf_counter()
     from .clips import attach_evidence
@@ -524,3 +575,38 @@ def write_recount(ws: GameWorkspace, recounts: Sequence[CallRecount]) -> None:
                               t_thanks=rc.window_close, announced=rc.announced, recount=rc.recount,
                               voters=voters, defaults=tuple(rc.defaults)))
     save_recount(ws.recount_path, calls)
+
+
+def with_placement(incidents, alignment, untimed_keys: set[str]):
+    """Each incident with how its phase was placed on the video clock: `placement`
+    {inferred, anchored_by, confidence}. Inferred: the protocol gave no time for the
+    phase (its key is in `untimed_keys`), so the alignment placed it from what it
+    heard and saw (or only from the order of events), with that confidence."""
+    from dataclasses import replace as _replace
+    by_key = {p.interval.key: p for p in alignment.placements}
+    out = []
+    for inc in incidents:
+        p = by_key.get(inc.phase.key)
+        if p is None:
+            p = next((q for k, q in by_key.items() if inc.phase.key.startswith(k + ".")), None)
+        if p is None:
+            out.append(inc)
+            continue
+        inferred = p.interval.key in untimed_keys and p.anchored_by != "manual"
+        out.append(_replace(inc, placement={"inferred": inferred, "anchored_by": p.anchored_by,
+                                            "confidence": round(float(p.confidence), 3)}))
+    return out
+
+
+# how far a placement may be off, by what placed it (seconds either side; review/plan.py)
+PLACEMENT_SLACK = {"interpolated": 6.0, "video": 1.5}
+
+
+def placement_slack(alignment) -> dict[str, float]:
+    """Interval key -> the slack its dense frames get: a call placed between its
+    neighbours (no call heard, no fists in the first pass) or from the picture alone may
+    be seconds off, and the frames that decide its votes must not be missed."""
+    return {p.interval.key: PLACEMENT_SLACK[p.anchored_by] for p in alignment.placements
+            if p.anchored_by in PLACEMENT_SLACK
+            and p.interval.kind.value in ("vote_call", "raise_vote", "don_check", "sheriff_check", "shooting",
+                                          "masking", "guess")}

@@ -120,9 +120,9 @@ def _fit_and_look_again(frames, per_frame, finder, size) -> tuple[Fit | None, li
             break
     if best is None:
         return None, heads
-    _, _, fit, extra = best
-    if any(extra):
-        heads = _kept([list(a) + b for a, b in zip(per_frame, extra)])
+    _, _, fit, confirmed = best
+    if any(confirmed):
+        heads = _kept([list(a) + b for a, b in zip(per_frame, confirmed)])
         fit = fit_table(heads, size) or fit
     return fit, heads
 

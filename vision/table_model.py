@@ -307,10 +307,10 @@ def _refine(p0, size, exponent, heads, rounds: int, nfev: int):
         p = result.x
     if result is None:
         return None
-    r = _residuals(p, size, exponent, heads, pairs)[:-2]
+    res = _residuals(p, size, exponent, heads, pairs)[:-2]
     # unmatched heads cost as much as a bad match: a fit that explains fewer heads is worse
     unmatched = len(heads) - len(pairs)
-    cost = (float(np.sum(np.minimum(r ** 2, 4.0))) + 4.0 * unmatched * 3) / (3 * len(heads))
+    cost = (float(np.sum(np.minimum(res ** 2, 4.0))) + 4.0 * unmatched * 3) / (3 * len(heads))
     return p, pairs, cost
 
 
@@ -327,8 +327,8 @@ def fit_candidates(heads: list[Head], size: tuple[int, int]) -> list[Fit]:
         best_start = None
         for height in (1.0, 1.8, 2.6):
             for fov in (35.0, 50.0, 68.0):
-                for table in ((1.55, 0.9), (1.8, 0.8)):
-                    p0 = _initial(heads, size, float(az), height, fov, table)
+                for dims in ((1.55, 0.9), (1.8, 0.8)):
+                    p0 = _initial(heads, size, float(az), height, fov, dims)
                     c0 = _start_cost(p0, size, heads)
                     if best_start is None or c0 < best_start[0]:
                         best_start = (c0, p0)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import streamlit as st
 
 from app.frames import FrameError, crop, cut_clip, draw_seats, read_frame, video_meta
-from app.incident_queue import IMPACT_LABEL, clock, one_line, who
+from app.incident_queue import IMPACT_LABEL, clock, one_line, placement_note, who
 from app.player import can_inline, player_html
 from app.rule_text import RULEBOOKS_ENV, clause_label, clause_text
 from app.seat_regions import CalibrationError, regions_for
@@ -45,6 +45,8 @@ if inc.impact.summary:
 if inc.sanction:
     st.markdown(f"**Suggested sanction:** {inc.sanction}")
 st.caption(f"Phase: {inc.phase.label} · id `{inc.id}` · source {inc.source.value}")
+if inc.placement and inc.placement.get("inferred"):
+    st.info(placement_note(inc.placement))
 
 video = game.video
 meta = None

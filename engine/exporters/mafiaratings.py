@@ -203,8 +203,9 @@ def _moment(rec: _Record, index: int | None) -> dict[str, Any]:
         for k in range(index, len(events)):
             if isinstance(events[k], (Nightfall, Result)):
                 return None
-            if isinstance(events[k], Vote):
-                return events[k].candidate, pass_of.get(k, 0)
+            ev_k = events[k]
+            if isinstance(ev_k, Vote):
+                return ev_k.candidate, pass_of.get(k, 0)
         return None
 
     for j in range(index, -1, -1):

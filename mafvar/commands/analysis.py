@@ -96,6 +96,15 @@ def _analyze(args) -> int:
         print(f"warning: {w}", file=sys.stderr)
     print(f"analysed {doc['video_s']:.0f} s of video in {doc['wall_s']:.1f} s "
           f"({doc['frames_decoded']} of {doc['frames_total']} frames decoded); results in {args.game_dir}/analysis/")
+    todo = doc.get("needs_anchor") or []
+    if todo:
+        print(f"{len(todo)} calls could not be placed within 1 s; anchor them on the app's timeline page "
+              f"or with --anchor MARK=SECONDS:")
+        for item in todo[:20]:
+            placed = "not placed" if item["placed"] is None else f"placed at {item['placed']:.2f} s"
+            print(f"  {item['anchor']}: {item['label']}, {item['what']} ({placed}; {item['reason']})")
+        if len(todo) > 20:
+            print(f"  ... and {len(todo) - 20} more (analyze --json: needs_anchor)")
     return 0
 
 

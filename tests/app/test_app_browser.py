@@ -483,3 +483,51 @@ def test_first_run_from_an_upload_to_a_recorded_decision(browser, tmp_path):
     with ReviewStore.open(game / "review.db") as s:
         decided = [e for e in s.audit_log("decide")]
     assert [e.actor for e in decided] == ["First Judge"]
+
+
+def test_a_manual_anchor_on_the_timeline_moves_the_vote_and_its_incidents(browser, tmp_path):
+    """Issue 17: on the timeline page a judge steps to where the call of seat 10 really is
+    (1.5 s later than placed), says "this vote call", and the phase's incidents are
+    re-checked at once: the fists that landed before the call are now early votes. The
+    anchor is kept in anchors.json with who set it."""
+    game = copy_game(SAMPLE, tmp_path, "demo")
+    from mafvar.cli import main
+    assert main(["analyze", str(game), "--phase", "r1.vote"]) == 0
+    placed = json.loads((game / "analysis" / "alignment.json").read_text())
+    call = next(iv for iv in placed["intervals"] if iv["key"] == "r1.vote.p0.c10")
+    server = Server([game], free_port(), tmp_path / "server.log").start()
+    try:
+        page = browser.new_page(viewport={"width": 1400, "height": 1800})
+        page.set_default_timeout(TIMEOUT_MS)
+        page.goto(server.url + "/timeline")
+        name = page.get_by_label("Your name")
+        name.fill("Anchor Judge")
+        name.press("Enter")
+        wait_text(page, "Phase")
+        main_area = page.get_by_test_id("stMain")
+        main_area.get_by_test_id("stSelectbox").filter(has_text="Phase").click()
+        page.keyboard.type(call["label"])  # the list is long: filter it, as a person would
+        page.get_by_role("option", name=call["label"], exact=True).click()
+        wait_text(page, "Manual anchor")
+        assert_clean(page, "timeline phase")
+        before = main_area.inner_text()
+        assert "early vote" not in before
+        field = main_area.get_by_role("spinbutton", name="Video time (s)")  # not the chart's axis
+        field.fill(f"{call['t0'] + 1.5:.2f}")
+        field.press("Enter")
+        page.wait_for_timeout(500)
+        click_main(page, "Set anchor here")
+        wait_text(page, "The alignment and the incidents were redone", timeout=180_000)
+        assert_clean(page, "timeline after the anchor")
+        wait_text(page, "early vote")
+        shot(page, "20-timeline-anchor")
+    finally:
+        server.stop()
+    stored = json.loads((game / "anchors.json").read_text())
+    assert stored["format"] == "mafvar-anchors"
+    [entry] = stored["anchors"]
+    assert entry["mark"] == "vote_call:r1.vote.p0.c10" and entry["set_by"] == "Anchor Judge"
+    assert abs(entry["t"] - (call["t0"] + 1.5)) < 0.02
+    incidents = json.loads((game / "analysis" / "incidents.json").read_text())["incidents"]
+    early = [i for i in incidents if i["type"] == "early_vote" and i["phase"]["key"] == "r1.vote.p0.c10"]
+    assert early and all(i["placement"]["anchored_by"] == "manual" for i in early)

@@ -2,11 +2,9 @@
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from vision.calibration import (Calibration, CalibrationError, CameraCalibration, IssueKind,

@@ -28,19 +28,13 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.hands.shape_model import shape_features
+from vision.hands.shape_model import shape_features, softmax
 
 FORMS = ("thumb_up", "fist", "open_palm", "pointing", "other")
 HAND_FORMS = FORMS[:4]   # the forms of a hand known to be one of them (a photo of a hand)
 MODEL_PATH = Path(__file__).with_name("form_model.json")
 FORMAT = "mafvar-hand-form-model"
 VERSION = 1
-
-
-def _softmax(z: np.ndarray) -> np.ndarray:
-    z = z - z.max(axis=1, keepdims=True)
-    e = np.exp(z)
-    return e / e.sum(axis=1, keepdims=True)
 
 
 @dataclass(frozen=True)
@@ -56,7 +50,7 @@ class FormModel:
         """(N, len(FORMS)) for (N, 21, 2|3) landmarks; (len(FORMS),) for one hand."""
         single = np.ndim(landmarks) == 2
         x = (np.atleast_2d(shape_features(landmarks)) - self.mean) / self.scale
-        p = _softmax(x @ self.weights + self.bias)
+        p = softmax(x @ self.weights + self.bias)
         return p[0] if single else p
 
     def to_dict(self) -> dict:

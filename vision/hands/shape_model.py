@@ -97,7 +97,7 @@ def shape_features(landmarks) -> np.ndarray:
     return feats[0] if single else feats
 
 
-def _softmax(z: np.ndarray) -> np.ndarray:
+def softmax(z: np.ndarray) -> np.ndarray:
     z = z - z.max(axis=1, keepdims=True)
     e = np.exp(z)
     return e / e.sum(axis=1, keepdims=True)
@@ -116,7 +116,7 @@ class ShapeModel:
 
     def probabilities_from_features(self, features: np.ndarray) -> np.ndarray:
         x = (np.atleast_2d(features) - self.mean) / self.scale
-        return _softmax(x @ self.weights + self.bias)
+        return softmax(x @ self.weights + self.bias)
 
     def probabilities(self, landmarks) -> np.ndarray:
         """(N, 3) probabilities over SHAPES for (N, 21, 2|3) landmarks; (3,) for one hand."""

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from vision.hands.shape_model import SHAPES, ShapeModel, _softmax, shape_features
+from vision.hands.shape_model import SHAPES, ShapeModel, shape_features, softmax
 
 
 @dataclass(frozen=True)
@@ -65,7 +65,7 @@ def _fit_softmax(x: np.ndarray, y: np.ndarray, config: TrainConfig, classes: int
 
     current = loss(theta)
     for _ in range(config.max_iterations):
-        p = _softmax(xb @ theta)
+        p = softmax(xb @ theta)
         grad = xb.T @ (sw[:, None] * (p - target)) / n + penalty[:, None] * theta
         hess = np.zeros((k, f + 1, k, f + 1))
         for a in range(k):
