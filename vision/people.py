@@ -73,8 +73,9 @@ EARS_BELOW_CENTRE = 0.15
 # Two groups whose heads are closer than this (head widths) are one person.
 SAME_PERSON = 0.6
 # Where the fitted table expects a player nobody found: tiles this many head
-# widths wide around the expected head.
-CONFIRM_TILES = (2.6, 3.6)
+# widths wide around the expected head (up to 5: a width read from landmarks
+# may be 30 % short, and the detector misses a person in too tight a tile).
+CONFIRM_TILES = (2.6, 3.6, 5.0)
 
 # Pose landmark indices (MediaPipe Pose).
 NOSE, L_EYE, R_EYE, L_EAR, R_EAR = 0, 2, 5, 7, 8
@@ -342,8 +343,10 @@ class PeopleFinder:
                 continue
             x0 = int(min(max(0, x - side / 2), fw - side))
             y0 = int(min(max(0, y - 0.35 * side), h - side))
+            # the detector's box sits lower on the head than the ears (up to a head width on
+            # large players): the landmarks' head below decides, this only spares far detections
             near = [s for s in self.detect_tile(frame, (x0, y0, x0 + side, y0 + side))
-                    if math.dist(s.centre, (x, y)) <= 0.8 * w + GROUP_RADIUS * s.size]
+                    if math.dist(s.centre, (x, y)) <= 1.5 * w + GROUP_RADIUS * s.size]
             for s in sorted(near, key=lambda s: -s.score):
                 pose = self.landmarks(square, offset, s)
                 found = head_from_pose(pose, s.radius) if pose is not None else None

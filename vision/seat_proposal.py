@@ -26,7 +26,7 @@ import numpy as np
 
 from vision.calibration import Calibration, CameraCalibration, SeatRegion
 from vision.people import FoundHead, PeopleFinder
-from vision.table_model import Fit, Head, fit_candidates, fit_table, predicted_heads, seat_boxes
+from vision.table_model import Fit, Head, fit_candidates, predicted_heads, refit, seat_boxes
 
 # Heads in two frames closer than this (head widths) are the same player.
 SAME_HEAD = 0.6
@@ -123,7 +123,8 @@ def _fit_and_look_again(frames, per_frame, finder, size) -> tuple[Fit | None, li
     _, _, fit, confirmed = best
     if any(confirmed):
         heads = _kept([list(a) + b for a, b in zip(per_frame, confirmed)])
-        fit = fit_table(heads, size) or fit
+        # from the fit the frames confirmed (a fit from scratch may pick another table)
+        fit = refit(fit, heads, size)
     return fit, heads
 
 

@@ -361,6 +361,25 @@ def fit_candidates(heads: list[Head], size: tuple[int, int]) -> list[Fit]:
     return sorted(fits, key=lambda f: f.cost)[:FITS_KEPT]
 
 
+def _pack(fit: Fit) -> np.ndarray:
+    cam, table = fit.camera, fit.table
+    return np.array([math.log(cam.f), *cam.position, cam.heading, cam.tilt, cam.roll, cam.k1,
+                     math.log(table.a), math.log(table.b), math.log(table.spacing)])
+
+
+def refit(fit: Fit, heads: list[Head], size: tuple[int, int]) -> Fit:
+    """`fit` fitted again to `heads` (more of them: players found on looking again),
+    starting where it is, so it stays the same table and numbering; `fit` itself when
+    the heads no longer fit it."""
+    out = _refine(_pack(fit), size, fit.table.exponent, heads, rounds=5, nfev=150)
+    if out is None:
+        return fit
+    p, pairs, cost = out
+    cam, table = _unpack(p, size, fit.table.exponent)
+    matched = {k + 1: j for k, j in pairs}
+    return Fit(cam, table, cost, matched, sorted(set(range(len(heads))) - set(matched.values())))
+
+
 def fit_table(heads: list[Head], size: tuple[int, int]) -> Fit | None:
     """The camera and table that best explain the heads (None below four heads)."""
     fits = fit_candidates(heads, size)
