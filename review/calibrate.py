@@ -47,6 +47,7 @@ class GameProposal:
     verdict: Verdict
     problems: list[str]
     fit: dict | None                     # the fitted table and camera, for people and tests
+    uncertain: str | None = None         # why the seats are a guess (too few players found)
 
     def to_json(self, written: Path | None = None) -> dict:
         cam = next(iter(self.calibration.cameras))
@@ -60,6 +61,7 @@ class GameProposal:
                 "numbering": "clockwise from the judge's left (the widest gap between players is the head "
                              "of the table)",
                 "fit": self.fit, "verdict": self.verdict.to_json(), "problems": list(self.problems),
+                "uncertain": self.uncertain,
                 "written": None if written is None else str(written)}
 
 
@@ -131,7 +133,7 @@ def propose_for_game(game_dir: str | Path, n_frames: int = FRAMES,
                          "seat_spacing_m": round(table.spacing, 2), "head_gap_m": round(table.head_gap, 2)},
                "heads_found": len(proposal.heads), "seats_seen": proposal.seats_seen}
     return GameProposal(ws.root, video, [f.t for f in frames], size, proposal.calibration, dict(proposal.seen),
-                        verdict, list(proposal.problems), fit)
+                        verdict, list(proposal.problems), fit, proposal.uncertain)
 
 
 def _deg(rad: float) -> float:

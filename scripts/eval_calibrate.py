@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from review.calibrate import propose_for_game  # noqa: E402
-from vision.calibration import box_iou, load_calibration  # noqa: E402
+from vision.calibration import agreement, load_calibration  # noqa: E402
 from vision.video import probe  # noqa: E402
 
 IOU_RIGHT = 0.5
@@ -49,18 +49,12 @@ def copy_game(src: Path, work: Path) -> Path:
 
 
 def score(truth_path: Path, proposal) -> dict:
-    truth = load_calibration(truth_path).cameras["cam1"].seats
     cam = next(iter(proposal.calibration.cameras))
-    seats = proposal.calibration.cameras[cam].seats
-    body = {s: box_iou(truth[s].body, seats[s].body) if s in seats else 0.0 for s in truth}
-    zone = {s: box_iou(truth[s].table_zone, seats[s].table_zone) if s in seats else 0.0 for s in truth}
-    # the numbering is right when every truth seat's best-matching proposed box carries its number
-    numbering = all(s in seats and max(seats, key=lambda p: box_iou(truth[s].body, seats[p].body)) == s
-                    for s in truth)
-    right = [s for s in truth if body[s] >= IOU_RIGHT and numbering]
-    return {"right": len(right), "iou_min": min(body.values()), "iou_median": statistics.median(body.values()),
-            "zone_min": min(zone.values()), "zone_median": statistics.median(zone.values()),
-            "numbering": numbering, "seen": sum(proposal.seen.values())}
+    ag = agreement(load_calibration(truth_path), proposal.calibration, cam)
+    return {"right": len(ag.right(IOU_RIGHT)), "iou_min": min(ag.body.values()),
+            "iou_median": statistics.median(ag.body.values()),
+            "zone_min": min(ag.zone.values()), "zone_median": statistics.median(ag.zone.values()),
+            "numbering": ag.numbering, "seen": sum(proposal.seen.values())}
 
 
 def vote_phases(game: Path) -> list[str]:

@@ -415,6 +415,28 @@ def max_overlap(c: CameraCalibration) -> tuple[float, int, int] | None:
     return best
 
 
+@dataclass(frozen=True)
+class Agreement:
+    """How a proposed calibration agrees with a known one (a rendered game's truth)."""
+    body: dict[int, float]          # seat -> body box IoU with the same-numbered seat
+    zone: dict[int, float]          # seat -> table zone IoU
+    numbering: bool                 # every known seat's best-overlapping proposed body carries its number
+
+    def right(self, min_iou: float = 0.5) -> list[int]:
+        """Seats proposed right: the numbering right and the body box IoU at least `min_iou`."""
+        return [s for s, v in sorted(self.body.items()) if self.numbering and v >= min_iou]
+
+
+def agreement(known: Calibration, proposed: Calibration, cam: str = "cam1") -> Agreement:
+    truth = known.camera(cam).seats
+    prop = proposed.cameras[cam].seats if cam in proposed.cameras else {}
+    body = {s: box_iou(truth[s].body, prop[s].body) if s in prop else 0.0 for s in truth}
+    zone = {s: box_iou(truth[s].table_zone, prop[s].table_zone) if s in prop else 0.0 for s in truth}
+    numbering = bool(prop) and all(
+        s in prop and max(prop, key=lambda p: box_iou(truth[s].body, prop[p].body)) == s for s in truth)
+    return Agreement(body, zone, numbering)
+
+
 def _fmt_box(b: Box) -> str:
     return "[" + ", ".join(f"{v:.0f}" for v in b) + "]"
 

@@ -32,6 +32,12 @@ from vision.table_model import Fit, Head, fit_candidates, predicted_heads, refit
 SAME_HEAD = 0.6
 # A head found nearer than this to a seat's predicted head (head widths) is that seat's player.
 HEAD_MATCH = 1.0
+# The fit has 11 unknowns (camera: focal length, position, heading, tilt, roll,
+# distortion; table: length, width, seat spacing) and each player found gives
+# three readings (where the head is, how large): below six players the table is
+# not determined (a mirrored or shifted table explains them as well) and the
+# numbers may be wrong. Such a proposal is shown, never written unseen.
+MIN_PLAYERS_FOR_FIT = 6
 
 @dataclass
 class SeatProposal:
@@ -41,6 +47,7 @@ class SeatProposal:
     frames: int
     seen: dict[int, bool] = field(default_factory=dict)     # seat -> a found head is its player
     problems: list[str] = field(default_factory=list)
+    uncertain: str | None = None      # why the seats are a guess (too few players found), else None
 
     @property
     def seats_seen(self) -> list[int]:
@@ -96,7 +103,12 @@ def propose_seats(frames: Sequence[np.ndarray], finder: PeopleFinder | None = No
         return SeatProposal(Calibration({cam: CameraCalibration(w, h, {})}), None, heads, len(frames),
                             problems=[f"only {len(heads)} players found on {len(frames)} frames: too few "
                                       f"to place the table (at least 4 are needed)"])
-    return _proposal(fit, heads, (w, h), cam, len(frames))
+    proposal = _proposal(fit, heads, (w, h), cam, len(frames))
+    if len(proposal.seats_seen) < MIN_PLAYERS_FOR_FIT:
+        proposal.uncertain = (f"only {len(proposal.seats_seen)} of 10 players found on {len(frames)} frames "
+                              f"(at least {MIN_PLAYERS_FOR_FIT} fix the table): the seats and their numbers "
+                              f"are a guess; check every seat over the frame")
+    return proposal
 
 
 def _kept(per_frame: Sequence[Sequence[FoundHead]]) -> list[Head]:

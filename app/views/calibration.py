@@ -97,6 +97,8 @@ if held is not None:
     st.subheader("Proposed seats")
     for p in proposal.problems:
         st.error(p)
+    if proposal.uncertain:
+        st.warning(f"Check before accepting: {proposal.uncertain}.")
     cams = regions_of(proposal.calibration)
     if cams and cams[0].boxes:
         frame, _ = _frame(proposal.times[0] if proposal.times else None)

@@ -23,6 +23,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="the seat now numbered N becomes seat 1 (the judge's left was guessed wrong)")
     p.add_argument("--flip", action="store_true", help="number the seats the other way round the table")
     p.add_argument("--force", action="store_true", help="propose again over an existing calibration.json")
+    p.add_argument("--accept-guess", action="store_true",
+                   help="write the proposal even when too few players were found to be sure of the table "
+                        "(check it over a frame first: the app's Calibration page)")
     p.add_argument("--dry-run", action="store_true", help="print the proposal, write nothing")
     p.add_argument("--json", action="store_true", help="print the proposal as JSON (format mafvar-calibrate)")
     p.set_defaults(handler=run_calibrate)
@@ -87,13 +90,18 @@ def run_calibrate(args) -> int:
         cal = renumber(cal, cam, args.seat1 or 1, args.flip)
         proposal.calibration = cal
     written = None
-    if not args.dry_run and len(cal.cameras[cam].seats) == 10:
+    guess = proposal.uncertain is not None and not args.accept_guess
+    if not args.dry_run and len(cal.cameras[cam].seats) == 10 and not guess:
         try:
             written = save_proposal(ws.root, cal, force=args.force)
         except (CalibrateError, CalibrationError, OSError) as exc:
             raise UserError(str(exc)) from None
     if args.json:
         print(json.dumps(proposal.to_json(written), indent=1))
+        if written is None and not args.dry_run:
+            print(f"no calibration written: {proposal.uncertain}" if guess else
+                  "no calibration written: " + "; ".join(proposal.problems or ["fewer than 10 seats"]),
+                  file=sys.stderr)
         return 0 if written is not None or args.dry_run else 2
     seats = cal.cameras[cam].seats
     for s, r in sorted(seats.items()):
@@ -101,6 +109,8 @@ def run_calibrate(args) -> int:
         print(f"seat {s:>2}: body {_box(r.body)}  table zone {_box(r.table_zone)}  {how}")
     for p in proposal.problems:
         print(f"problem: {p}", file=sys.stderr)
+    if proposal.uncertain:
+        print(f"uncertain: {proposal.uncertain}", file=sys.stderr)
     _print_verdict(proposal.verdict)
     if written is not None:
         print(f"wrote {written}: numbered clockwise from the judge's left; if the numbers are wrong, "
@@ -108,6 +118,9 @@ def run_calibrate(args) -> int:
         return 0
     if args.dry_run:
         return 0
+    if guess:
+        raise UserError(f"no calibration written: {proposal.uncertain} (the app's Calibration page shows it "
+                        f"over a frame; --accept-guess writes it as it is)")
     raise UserError("no calibration written: " + "; ".join(proposal.problems or ["fewer than 10 seats"]))
 
 

@@ -430,9 +430,11 @@ def test_first_run_from_an_upload_to_a_recorded_decision(browser, tmp_path):
         main_area.get_by_label("Game name (a new folder)").fill("table1-game1")
         main_area.get_by_text("mafiaratings", exact=True).click()
         uploads = page.locator("[data-testid='stFileUploaderDropzoneInput']")
+        # one at a time: the page redraws the form when a file has arrived
         uploads.nth(0).set_input_files(str(video))
-        uploads.nth(1).set_input_files(str(record))
         page.get_by_text("table-camera.mp4").first.wait_for()
+        page.wait_for_timeout(500)
+        page.locator("[data-testid='stFileUploaderDropzoneInput']").nth(1).set_input_files(str(record))
         page.get_by_text("game_mafiaratings.json").first.wait_for()
         click_main(page, "Create game")
         wait_text(page, "Next: propose the seats from the recording")
