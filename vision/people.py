@@ -72,6 +72,13 @@ BODY_RADIUS_OF_HEAD = 4.3
 EARS_BELOW_CENTRE = 0.15
 # Two groups whose heads are closer than this (head widths) are one person.
 SAME_PERSON = 0.6
+# The smaller tiles scan only the rows where heads suit them once this many
+# heads are found (a line through three, one of them the standing judge or a
+# head read twice its size from a small person's noisy depth, sent the small
+# tiles away from every small player), and with this slack on the size the line
+# predicts (a width read from landmarks may be 30 % off).
+MIN_HEADS_FOR_SCALE = 5
+SCALE_SLACK = 0.35
 # Where the fitted table expects a player nobody found: tiles this many head
 # widths wide around the expected head (up to 5: a width read from landmarks
 # may be 30 % short, and the detector misses a person in too tight a tile).
@@ -120,9 +127,9 @@ class HeadScale:
 
     @staticmethod
     def fit(heads: Sequence["FoundHead"]) -> "HeadScale | None":
-        """A least-squares line through the heads found (None below three; a
-        constant when they span too few rows to say how size changes with height)."""
-        if len(heads) < 3:
+        """A least-squares line through the heads found (None below `MIN_HEADS_FOR_SCALE`;
+        a constant when they span too few rows to say how size changes with height)."""
+        if len(heads) < MIN_HEADS_FOR_SCALE:
             return None
         y = np.array([h.y for h in heads])
         size = np.array([h.width for h in heads])
@@ -380,7 +387,7 @@ def _rows_for(model: HeadScale, tile: int, h: int) -> tuple[float, float] | None
     lo_size, hi_size = tile / TILE_PER_HEAD[1], tile / TILE_PER_HEAD[0]
     ys = np.arange(0, h, 4.0)
     sizes = model.at(ys)
-    ok = ys[(sizes >= lo_size * 0.9) & (sizes <= hi_size * 1.1)]
+    ok = ys[(sizes >= lo_size * (1 - SCALE_SLACK)) & (sizes <= hi_size * (1 + SCALE_SLACK))]
     if ok.size == 0:
         return None
     return float(ok.min()), float(ok.max())

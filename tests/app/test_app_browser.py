@@ -280,6 +280,13 @@ def test_sample_game_highest_impact_incident(browser, tmp_path):
     try:
         page = browser.new_page(viewport={"width": 1400, "height": 1400})
         page.set_default_timeout(TIMEOUT_MS)
+        # the first page `make demo` shows: the sample's calibration is usable (its small seats
+        # a warning saying what they cost), never "refused" beside an analysis (issue 14)
+        page.goto(server.url + "/")
+        wait_text(page, "Calibration usable")
+        first_page = page.get_by_test_id("stMain").inner_text()
+        assert "refused" not in first_page.lower(), first_page[:2000]
+        shot(page, "09-sample-first-page")
         page.goto(server.url + "/queue")
         wait_text(page, "incidents")
         assert_clean(page, "sample queue")
@@ -399,7 +406,7 @@ def _first_day_upload(tmp_path: Path) -> tuple[Path, Path]:
     doc = json.loads((SAMPLE / "protocol.json").read_text())
     nightfalls = [i for i, e in enumerate(doc["events"]) if e["type"] == "nightfall"]
     first_day = dict(doc, events=doc["events"][:nightfalls[1]])
-    record = tmp_path / "upload" / "game_mafiaratings.json"
+    record = tmp_path / "upload" / "record.json"   # a short name: the uploader shortens long ones
     record.parent.mkdir()
     record.write_text(json.dumps(export_record("mafiaratings", first_day), ensure_ascii=False))
     video = tmp_path / "upload" / "table-camera.mp4"
@@ -435,7 +442,7 @@ def test_first_run_from_an_upload_to_a_recorded_decision(browser, tmp_path):
         page.get_by_text("table-camera.mp4").first.wait_for()
         page.wait_for_timeout(500)
         page.locator("[data-testid='stFileUploaderDropzoneInput']").nth(1).set_input_files(str(record))
-        page.get_by_text("game_mafiaratings.json").first.wait_for()
+        page.get_by_text("record.json").first.wait_for()
         click_main(page, "Create game")
         wait_text(page, "Next: propose the seats from the recording")
         assert_clean(page, "created")
