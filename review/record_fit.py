@@ -72,6 +72,7 @@ class RecordFit:
     calls: list[CallFit]
     placed: dict[str, bool]                # interval key -> placed
     withheld: list[dict] = field(default_factory=list)
+    why: dict[str, str] = field(default_factory=dict)    # interval key -> why it is not placed, when known
 
     @property
     def marks_share(self) -> float | None:
@@ -123,9 +124,14 @@ class RecordFit:
             return (f"The record does not fit this recording: {found}{ballots}. No foul is raised "
                     f"from the video ({len(self.withheld)} withheld); check that the record and the "
                     f"video are of the same game and that the video starts before the game.")
+        nights = sorted({k.split(".")[0] for k in self.why})
+        uncalled = ("" if not nights else
+                    f" The record gives no calls for the night{'s' if len(nights) != 1 else ''} of "
+                    f"{', '.join(_round_label(r) for r in nights)} (who was awake when is not known): "
+                    f"no night foul is judged there.")
         if self.unplaced:
             return (f"{found}{ballots}. {len(self.unplaced)} of {len(self.placed)} phases could not be "
-                    f"placed; no foul is raised there ({len(self.withheld)} withheld).")
+                    f"placed; no foul is raised there ({len(self.withheld)} withheld).{uncalled}")
         return f"The record fits the recording: {found}{ballots}."
 
     def to_json(self) -> dict:
@@ -167,7 +173,7 @@ class RecordFit:
                 self.withheld.append({"id": inc.id, "type": inc.type.value, "seats": list(inc.seats),
                                       "phase": inc.phase.key, "t0": inc.t0,
                                       "why": "the record does not fit" if not self.fits
-                                      else "phase not placed"})
+                                      else self.why.get(key or "", "phase not placed")})
         return out
 
 
@@ -199,12 +205,49 @@ def measure_fit(protocol: Protocol, alignment: Alignment, recounts: Sequence[Cal
     fit = RecordFit(len(expected), len(matched), calls, {})
     call_ok = {c.key: c.found and (c.agreement is None or c.agreement >= MIN_CALL_AGREEMENT) for c in calls}
     fits = fit.fits
+    uncalled = _nights_without_calls([p.interval for p in alignment.placements])
     for p in alignment.placements:
         key = p.interval.key
         if not wanted(key):
             continue
         fit.placed[key] = fits and _placed(p, call_ok)
+        if p.interval.round in uncalled and p.interval.kind in NIGHT_INSIDE:
+            fit.placed[key] = False
+            fit.why[key] = uncalled[p.interval.round]
     return fit
+
+
+# A night's phases in which who may unmask, raise a hand or move depends on the
+# judge's calls (the wakes of the deal night, each seat called at the shooting).
+NIGHT_INSIDE = (Kind.NIGHT, Kind.MAFIA_WAKE, Kind.DON_WAKE, Kind.SHERIFF_WAKE, Kind.FREE_SEATING,
+                Kind.SHOOTING, Kind.SHOOTING_CALL, Kind.DON_CHECK, Kind.SHERIFF_CHECK)
+
+
+def _nights_without_calls(intervals: Sequence[Interval]) -> dict[int, str]:
+    """round -> why, for the nights the record gives without the calls that say who is
+    awake when: a deal night with no wake, a shooting with no seat called. A platform
+    record (mafiaratings, polemica) never has them: the timeline then has the mafia's
+    agreement and the shooting nowhere, and a mafioso opening their eyes there would
+    read as a peek. Such a night's fouls are not judged (a false foul is worse than a
+    missed one); its mask going on at nightfall still is (MASKING is outside)."""
+    kinds: dict[int, set[Kind]] = {}
+    for iv in intervals:
+        kinds.setdefault(iv.round, set()).add(iv.kind)
+    out = {}
+    for r, ks in kinds.items():
+        if Kind.NIGHT not in ks:
+            continue
+        if r == 0 and not ks & {Kind.MAFIA_WAKE, Kind.DON_WAKE, Kind.SHERIFF_WAKE, Kind.FREE_SEATING}:
+            out[r] = "the record gives no wake for the deal night: who may open their eyes when is not known"
+        elif Kind.SHOOTING in ks and Kind.SHOOTING_CALL not in ks:
+            out[r] = "the record gives no seat called at the shooting: who may move when is not known"
+    return out
+
+
+def _round_label(prefix: str) -> str:
+    """'r0' -> 'the deal night', 'r2' -> 'night 2'."""
+    n = prefix[1:]
+    return "the deal night" if n == "0" else f"night {n}"
 
 
 def _placed(p: PlacedInterval, call_ok: dict[str, bool]) -> bool:

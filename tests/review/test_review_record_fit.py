@@ -36,7 +36,7 @@ def test_ballots_seen_decide_whether_the_record_fits():
 
 
 def _interval(kind, key, t0, t1, event=None):
-    return Interval(kind, key, key, 0, t0, t1, event)
+    return Interval(kind, key, key, int(key.split(".")[0][1:]), t0, t1, event)
 
 
 def test_video_incidents_are_withheld_outside_placed_phases_and_protocol_ones_kept():
@@ -92,3 +92,37 @@ def test_another_games_record_against_the_sample_video_raises_no_incident(tmp_pa
     assert "does not fit this recording" in fit["message"]
     assert video == [] and fit["withheld"] >= 1
     assert in_file["fits"] is False
+
+
+def test_a_night_the_record_gives_without_calls_is_not_judged():
+    """A platform record has no wakes and no shooting calls: a mafioso opening their eyes at
+    the agreement would read as a peek. Those nights' video fouls are withheld, saying why;
+    the mask going on at nightfall is still judged, and a night with its calls is too."""
+    deal = _interval(Kind.NIGHT, "r0.night", 2.0, 20.0)
+    masking = _interval(Kind.MASKING, "r0.masking", 2.0, 5.0)
+    night1 = Interval(Kind.NIGHT, "r1.night", "r1.night", 1, 86.0, 116.0, None)
+    shoot1 = Interval(Kind.SHOOTING, "r1.shoot", "r1.shoot", 1, 90.0, 105.0, None)
+    call1 = Interval(Kind.SHOOTING_CALL, "r1.shoot.s1", "r1.shoot.s1", 1, 91.0, 92.0, None)
+    night2 = Interval(Kind.NIGHT, "r2.night", "r2.night", 2, 168.0, 196.0, None)
+    shoot2 = Interval(Kind.SHOOTING, "r2.shoot", "r2.shoot", 2, 172.0, 184.0, None)
+    ivs = [deal, masking, night1, shoot1, call1, night2, shoot2]
+    alignment = Alignment(tuple(PlacedInterval(iv, 0.9, "audio") for iv in ivs), None,
+                          {f"nightfall:{iv.key}": Mark("nightfall", iv.t0, 0.9, "audio")
+                           for iv in (deal, night1, night2)}, ())
+
+    class Proto:
+        events: list = []
+
+    fit = measure_fit(Proto(), alignment, [])      # type: ignore[arg-type]
+    assert fit.placed["r0.masking"] and fit.placed["r1.night"] and fit.placed["r1.shoot"]
+    assert not fit.placed["r0.night"] and not fit.placed["r2.night"] and not fit.placed["r2.shoot"]
+    inc = [Incident(f"i{k}", t, (s,), t0, t0 + 1, Phase("x", key), 0.9, source=Source.VIDEO)
+           for k, (t, s, t0, key) in enumerate([
+               (IncidentType.PEEK, 7, 6.0, "r0.night"), (IncidentType.MASK_LATE, 8, 3.0, "r0.masking"),
+               (IncidentType.PEEK, 2, 95.0, "r1.night"), (IncidentType.NIGHT_POSE, 1, 173.0, "r2.night")])]
+    kept = fit.keep(inc, ivs)
+    assert [i.id for i in kept] == ["i1", "i2"]
+    assert [w["id"] for w in fit.withheld] == ["i0", "i3"]
+    assert "no wake for the deal night" in fit.withheld[0]["why"]
+    assert "no seat called at the shooting" in fit.withheld[1]["why"]
+    assert "the deal night, night 2" in fit.message and "no night foul is judged there" in fit.message
