@@ -512,16 +512,3 @@ def calibration_verdict(cal: Calibration, frame_size: tuple[int, int] | None = N
                          f"hand reading ({', '.join(map(str, small))})")
         summary = "; ".join(parts)
     return Verdict(issues, summary)
-
-
-# --- proposal -----------------------------------------------------------
-
-def propose_calibration(frames, cam: str = "cam1") -> Calibration:
-    """A proposal from day frames (RGB; one frame is enough, several are better):
-    the players found, the table and the camera fitted, every seat's regions
-    (`vision.seat_proposal`). Unconfirmed until a person accepts it."""
-    from vision.seat_proposal import propose_seats
-
-    if isinstance(frames, np.ndarray):
-        frames = [frames]
-    return propose_seats(list(frames), cam=cam).calibration

@@ -95,6 +95,38 @@ class Camera:
         return np.stack([x + self.width / 2, y + self.height / 2], -1), z
 
 
+def edge_point(a: float, b: float, exponent: float, t) -> np.ndarray:
+    """Point(s) of the superellipse |x/a|^n + |y/b|^n = 1 at parameter t (t = pi: the
+    head, -x). The renderer's tables are the same curve (`sample_videos/render/table.py`)."""
+    t = np.asarray(t, float)
+    c, s = np.cos(t), np.sin(t)
+    p = 2.0 / exponent
+    return np.stack([a * np.sign(c) * np.abs(c) ** p, b * np.sign(s) * np.abs(s) ** p], -1)
+
+
+def edge_normal(a: float, b: float, exponent: float, t) -> np.ndarray:
+    """The outward unit normal of that superellipse at parameter t."""
+    q = edge_point(a, b, exponent, t)
+    n = exponent
+    g = np.stack([np.sign(q[..., 0]) * np.abs(q[..., 0] / a) ** (n - 1) / a,
+                  np.sign(q[..., 1]) * np.abs(q[..., 1] / b) ** (n - 1) / b], -1)
+    # at the exact axes the gradient of |x|^n (n > 2) is still well defined; guard zero anyway
+    return g / np.maximum(np.linalg.norm(g, axis=-1, keepdims=True), 1e-12)
+
+
+def box_points(xs, ys, zs, dense: bool, steps: int = 9) -> np.ndarray:
+    """A box's 8 corners (x, then y, then z varying fastest), or with a distorting lens
+    points along its 12 edges too (`steps` per edge, ends included): distortion bends
+    straight edges, so corners alone no longer bound the projection."""
+    corners = np.array([[x, y, z] for x in xs for y in ys for z in zs], float)
+    if not dense:
+        return corners
+    u = np.linspace(0, 1, steps)[1:-1, None]
+    edges = [corners[a] + u * (corners[b] - corners[a]) for a in range(8) for b in range(a + 1, 8)
+             if np.count_nonzero(corners[a] != corners[b]) == 1]
+    return np.concatenate([corners] + edges)
+
+
 @dataclass(frozen=True)
 class Table:
     a: float
@@ -109,17 +141,10 @@ class Table:
         return ts, arc
 
     def point(self, t) -> np.ndarray:
-        t = np.asarray(t, float)
-        c, s = np.cos(t), np.sin(t)
-        p = 2.0 / self.exponent
-        return np.stack([self.a * np.sign(c) * np.abs(c) ** p, self.b * np.sign(s) * np.abs(s) ** p], -1)
+        return edge_point(self.a, self.b, self.exponent, t)
 
     def inward(self, t) -> np.ndarray:
-        q = self.point(t)
-        n = self.exponent
-        g = np.stack([np.sign(q[..., 0]) * np.abs(q[..., 0] / self.a) ** (n - 1) / self.a,
-                      np.sign(q[..., 1]) * np.abs(q[..., 1] / self.b) ** (n - 1) / self.b], -1)
-        return -g / np.maximum(np.linalg.norm(g, axis=-1, keepdims=True), 1e-12)
+        return -edge_normal(self.a, self.b, self.exponent, t)
 
     @property
     def head_gap(self) -> float:
@@ -163,17 +188,6 @@ def predicted_heads(cam: Camera, table: Table) -> tuple[np.ndarray, np.ndarray]:
     return px, cam.f * HEAD_WIDTH_M / np.maximum(depth, 1e-3)
 
 
-def _box_points(box, dense: bool) -> np.ndarray:
-    (x0, x1), (y0, y1), (z0, z1) = box
-    corners = np.array([[x, y, z] for x in (x0, x1) for y in (y0, y1) for z in (z0, z1)], float)
-    if not dense:
-        return corners
-    u = np.linspace(0, 1, 9)[1:-1, None]
-    edges = [corners[a] + u * (corners[b] - corners[a]) for a in range(8) for b in range(a + 1, 8)
-             if np.count_nonzero(corners[a] != corners[b]) == 1]
-    return np.concatenate([corners] + edges)
-
-
 def seat_boxes(cam: Camera, table: Table) -> list[tuple[Box, Box]]:
     """(body, table zone) [x0, y0, x1, y1] frame px of seats 1..10, clipped to the frame."""
     out = []
@@ -181,7 +195,7 @@ def seat_boxes(cam: Camera, table: Table) -> list[tuple[Box, Box]]:
     for o, R in table.seat_frames():
         boxes: list[Box] = []
         for spec in (BODY_BOX, ZONE_BOX):
-            px, _ = cam.project(o + _box_points(spec, bool(cam.k1)) @ R.T)
+            px, _ = cam.project(o + box_points(*spec, dense=bool(cam.k1)) @ R.T)
             x0, y0 = np.clip(px.min(0), 0, [w - 1, h - 1])
             x1, y1 = np.clip(px.max(0), 0, [w - 1, h - 1])
             boxes.append((float(np.floor(x0)), float(np.floor(y0)), float(np.ceil(x1)), float(np.ceil(y1))))

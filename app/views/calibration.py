@@ -84,7 +84,7 @@ if game.video is not None and st.button(propose_label, key="cal_propose", type="
     def frame_done(done: int, total: int) -> None:
         bar.progress(done / total, text=f"finding the players: frame {done} of {total}")
     try:
-        proposal = propose_for_game(game.root, n_frames=3, progress=frame_done)
+        proposal = propose_for_game(game.root, progress=frame_done)   # the same frames as `mafvar calibrate`
     except CalibrateError as exc:
         st.error(f"No proposal: {exc}")
     else:

@@ -103,11 +103,7 @@ def run_import(args) -> int:
     problems = schema_issues(doc)
     if problems:
         raise UserError(f"the importer produced an invalid protocol: {problems[0].message}")
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps(doc, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-    except OSError as exc:
-        raise UserError(f"cannot write {out}: {exc}") from None
+    _write_json(out, doc)
     print(f"wrote {out} ({len(doc.get('events', []))} events)")
     return 0
 
@@ -125,11 +121,15 @@ def run_export(args) -> int:
         record = exporters.export_record(args.target, doc)
     except exporters.ExportError as exc:
         raise UserError(f"{args.input}: {exc}") from None
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps(record, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-    except OSError as exc:
-        raise UserError(f"cannot write {out}: {exc}") from None
+    _write_json(out, record)
     from engine.exporters.mafiaratings import LEFT_OUT
     print(f"wrote {out} ({args.target} record; not in that format: {', '.join(LEFT_OUT)})")
     return 0
+
+
+def _write_json(out: Path, doc: dict) -> None:
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(doc, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise UserError(f"cannot write {out}: {exc}") from None
