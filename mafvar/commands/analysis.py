@@ -97,6 +97,9 @@ def _analyze(args) -> int:
         print(f"warning: {w}", file=sys.stderr)
     print(f"analysed {doc['video_s']:.0f} s of video in {doc['wall_s']:.1f} s "
           f"({doc['frames_decoded']} of {doc['frames_total']} frames decoded); results in {args.game_dir}/analysis/")
+    if doc["abstentions"]:
+        print(f"could not judge {doc['seat_intervals_abstained']} seat-intervals (no foul raised and no vote "
+              f"counted there; listed in the report, the app and analysis/incidents.json \"abstentions\")")
     return 0
 
 
