@@ -178,15 +178,22 @@ def recount_pass(calls: list[Interval], placements: Mapping[int, list[Placement]
                 v.flags.append(T.EARLY_LIFT.value)
             verdicts[call.key].append(v)
     out: list[CallRecount] = []
+    last = len(calls) - 1
+    defaulted = profile.default_votes == "last_candidate"
+    # Where non-voters count for the last candidate, a seat unseen only in the
+    # last call counts for it whatever it did there (voted, or not: a default;
+    # a late or void fist: a default too): its cell is decided, only a flag
+    # there could not be judged.
+    open_from = {s: b if not (defaulted and b == last) else len(calls) for s, b in blind_from.items()}
     for i, call in enumerate(calls):
         vs = verdicts[call.key]
         defaults: list[int] = []
-        if i == len(calls) - 1 and profile.default_votes == "last_candidate":
-            defaults = [s for s in eligible if s not in voted and blind_from[s] == len(calls)]
+        if i == last and defaulted:
+            defaults = [s for s in eligible if s not in voted and open_from[s] == len(calls)]
             vs = vs + [VoterVerdict(s, True, "default") for s in defaults]
         # from its first blind call on, the seat's cells are open (why: that call's)
-        unverified = {s: tuple(unseen[calls[blind_from[s]].key][s])
-                      for s in eligible if s not in voted and blind_from[s] <= i}
+        unverified = {s: tuple(unseen[calls[open_from[s]].key][s])
+                      for s in eligible if s not in voted and open_from[s] <= i}
         out.append(CallRecount(
             key=call.key, round=call.round, pass_index=call.details["pass_index"],
             candidate=call.details["candidate"], event=call.event, t_call=call.t0,

@@ -22,6 +22,7 @@ abstentions per seat and scheduled interval.
 """
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass, field
 from enum import StrEnum
 from types import MappingProxyType
@@ -115,13 +116,34 @@ def frame_views(seat: int, t: float, features: Mapping[str, float], unread: Iter
             for w in WINDOWS]
 
 
+# A zone the hands read as a vote within this many seconds is seen: its other
+# frames are the same fist half hidden by its own motion (landing, lifting),
+# not a vote the analysis could have missed.
+SEEN_VOTE_S = 1.5
+SEEN_VOTE_CONF = 0.6
+
+
 def unread_windows(frames: Iterable[FrameState]) -> dict[tuple[int, float], set[str]]:
     """(seat, t) -> the windows the vision layer's states say it cannot judge there."""
+    frames = list(frames)
+    votes: dict[int, list[float]] = {}
+    for f in frames:
+        if f.state is Observed.FIST_ON_TABLE and f.confidence >= SEEN_VOTE_CONF:
+            votes.setdefault(f.seat, []).append(f.t)
+    for ts in votes.values():
+        ts.sort()
+
+    def near_vote(seat: int, t: float) -> bool:
+        ts = votes.get(seat, [])
+        i = bisect_left(ts, t - SEEN_VOTE_S)
+        return i < len(ts) and ts[i] <= t + SEEN_VOTE_S
+
     out: dict[tuple[int, float], set[str]] = {}
     for f in frames:
         w = UNREAD_STATES.get(f.state)
-        if w is not None:
-            out.setdefault((f.seat, round(f.t, 6)), set()).add(w)
+        if w is None or (w == "zone" and near_vote(f.seat, f.t)):
+            continue
+        out.setdefault((f.seat, round(f.t, 6)), set()).add(w)
     return out
 
 

@@ -143,3 +143,17 @@ def test_an_abstention_reads_back_from_json():
                    ("dark", "flat"), True, ("wrong_form",))
     assert Abstention.from_json(a.to_json()) == a
     assert a.to_json()["reason"] == "too dark, too little contrast"
+
+
+def test_a_seat_unseen_only_in_the_last_call_still_counts_there_by_default():
+    # mafclub: non-voters count for the last candidate, so seat 9 (not voting for 5)
+    # counts for 7 whether its unseen fist stood there or not; only a flag there is unjudged
+    p = game()
+    rep = replay(p)
+    tl = build_timeline(p, rep)
+    v = [w for w in views(0.0, 70.0, 5.0, {}) if not (w.seat == 9 and w.window == "zone" and w.t >= 63.5)]
+    v += [WindowView(9, round(63.6 + i * 0.2, 3), "zone", (Blind.UNREAD,)) for i in range(20)]
+    late_palm = {**HONEST, 9: [Placement(9, 65.5, 67.0, "palm")]}
+    rc = recount(tl, late_palm, rep.profile, unseen_cells(tl, abstentions(tl, v)))
+    assert rc[1].unverified == {} and 9 in rc[1].defaults and rc[1].recount == 4
+    assert not [x for c in rc for x in c.voters if x.seat == 9 and x.flags]
