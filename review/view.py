@@ -18,7 +18,7 @@ covers is "unverified", not a guess (review.recount). Pure functions.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -26,7 +26,7 @@ from engine.timeline import Interval, Kind
 from vision.tracks import MASK_STATES, Observed
 from vision.view_quality import WHY_TEXT, Blind, WindowView
 
-from .fouls import FOUL_OF, FOULS, IncidentType
+from .fouls import AWAKE_PERMITS, FOUL_OF, FOULS, IncidentType
 from .incidents import Incident, Source
 
 
@@ -71,6 +71,11 @@ class Judging:
     vote_tail: float = 1.0
     # an incident is withheld where an abstention of its seat and window comes this close
     pad: float = 0.5
+    # a window that reads a seat against the game's baseline (below) in more than
+    # this share of its baseline frames misreads that seat: it is not judged all game
+    max_disagree: Mapping[str, float] = field(default_factory=lambda: MappingProxyType(
+        {"head": 0.25, "body": 0.25, "zone": 0.25}))
+    min_baseline: int = 20
 
 
 DEFAULT = Judging()
@@ -133,6 +138,8 @@ def abstentions(intervals: Sequence[Interval], views: Iterable[WindowView],
         by.setdefault((v.seat, v.window), []).append(v)
     for seq in by.values():
         seq.sort(key=lambda v: v.t)
+    for key in implausible(intervals, by, judging):
+        by[key] = [replace(v, blind=v.blind + (Blind.IMPLAUSIBLE,)) for v in by[key]]
     out: list[Abstention] = []
     for iv in intervals:
         wins = NEEDS.get(iv.kind)
@@ -182,6 +189,66 @@ def _blind_runs(frames: list[WindowView], max_gap: float) -> list[list[WindowVie
     return runs
 
 
+# What nearly every seat shows most of the game, by window: by day a bare face
+# (or a mask pushed up) and a body at rest; at night, for a seat not awake by
+# right, the mask on and the night pose; outside the vote calls no fist in the
+# zone. Honest players keep to it nearly all the time, so a window that reads a
+# seat otherwise in much of it misreads that seat (a view it was not trained on).
+DAY_BASELINE: Mapping[str, tuple[str, ...]] = MappingProxyType(
+    {"head": ("mask_off", "mask_lifted"), "body": ("rest", "raised"), "zone": ("none",)})
+NIGHT_BASELINE: Mapping[str, tuple[str, ...]] = MappingProxyType(
+    {"head": ("mask_on",), "body": ("night",), "zone": ("none",)})
+VOTE_KINDS = (Kind.VOTE_CALL, Kind.RAISE_VOTE)
+
+
+def _spans(intervals: Sequence[Interval], seat: int) -> tuple[list[tuple[float, float]], list[tuple[float, float]],
+                                                             list[tuple[float, float]]]:
+    """(day spans, night spans after masking, spans to leave out) of one seat."""
+    day, night, out = [], [], []
+    masking = {iv.round: iv.t1 for iv in intervals if iv.kind is Kind.MASKING and iv.timed}
+    for iv in intervals:
+        if not iv.timed or seat not in iv.in_game:
+            continue
+        assert iv.t0 is not None and iv.t1 is not None
+        if iv.kind is Kind.DAY:
+            day.append((iv.t0, iv.t1))
+        elif iv.kind is Kind.NIGHT:
+            start = masking.get(iv.round)
+            night.append((max(iv.t0, start) if start is not None else iv.t0, iv.t1))
+        elif iv.kind in VOTE_KINDS:
+            close = iv.details.get("window_close")
+            out.append((iv.t0 - 1.0, (close if close is not None else iv.t1) + 3.0))
+        if any(iv.allowed(seat, p) for p in AWAKE_PERMITS):
+            out.append((iv.t0, iv.t1))
+    return day, night, out
+
+
+def _inside(t: float, spans: list[tuple[float, float]]) -> bool:
+    return any(a <= t <= b for a, b in spans)
+
+
+def implausible(intervals: Sequence[Interval], by: Mapping[tuple[int, str], list[WindowView]],
+                judging: Judging = DEFAULT) -> dict[tuple[int, str], float]:
+    """(seat, window) -> the share of its baseline frames the window reads against
+    the baseline, for the windows over `Judging.max_disagree`."""
+    spans = {s: _spans(intervals, s) for s in {seat for seat, _ in by}}
+    out: dict[tuple[int, str], float] = {}
+    for (seat, window), seq in by.items():
+        day, night, skip = spans[seat]
+        n = against = 0
+        for v in seq:
+            if v.best is None or _inside(v.t, skip):
+                continue
+            want = DAY_BASELINE[window] if _inside(v.t, day) else NIGHT_BASELINE[window] if _inside(v.t, night) \
+                else None
+            if want is not None:
+                n += 1
+                against += v.best not in want
+        if n >= judging.min_baseline and against / n > judging.max_disagree.get(window, 1.0):
+            out[(seat, window)] = against / n
+    return out
+
+
 def withhold(incidents: Sequence[Incident], found: Sequence[Abstention],
              judging: Judging = DEFAULT) -> tuple[list[Incident], list[Abstention]]:
     """The incidents that stand, and the abstentions with the incident types
@@ -208,7 +275,6 @@ _FROM_CELLS = frozenset(f.type for f in FOULS if f.from_recount) | {IncidentType
 
 
 def _with(a: Abstention, types: list[str]) -> Abstention:
-    from dataclasses import replace
     return replace(a, withheld=tuple(sorted(set(a.withheld) | set(types))))
 
 
@@ -243,4 +309,4 @@ def sentence(a: Abstention) -> str:
 
 
 __all__ = ["NEEDS", "window_of", "foul_windows", "Judging", "DEFAULT", "Abstention", "judged_span", "abstentions",
-           "withhold", "unseen_cells", "seat_intervals", "WHAT", "aspect", "sentence"]
+           "implausible", "DAY_BASELINE", "NIGHT_BASELINE", "withhold", "unseen_cells", "seat_intervals", "WHAT", "aspect", "sentence"]

@@ -38,12 +38,14 @@ class Blind(StrEnum):
     UNFAMILIAR = "unfamiliar"    # unlike the window's training data
     UNSURE = "unsure"            # the window's best class barely beats the next
     UNREAD = "unread"            # the vision layer said it cannot judge (zone_unread)
+    IMPLAUSIBLE = "implausible"  # the window reads this seat against what it shows all game (review.view)
 
 
 WHY_TEXT = MappingProxyType({
     Blind.DARK: "too dark", Blind.FLAT: "too little contrast",
     Blind.UNFAMILIAR: "unlike anything the models were trained on (occluded, or an unusual view)",
     Blind.UNSURE: "the classifier cannot decide", Blind.UNREAD: "a hand the hand model cannot read",
+    Blind.IMPLAUSIBLE: "the classifier misreads this seat (it contradicts what the seat does all game)",
 })
 
 WINDOWS = ("head", "zone", "body")
@@ -76,10 +78,17 @@ class WindowView:
     t: float
     window: str
     blind: tuple[Blind, ...] = ()
+    best: str | None = None           # the window's most likely class (None without the window)
 
     @property
     def seen(self) -> bool:
         return not self.blind
+
+
+def best_class(features: Mapping[str, float], window: str) -> str | None:
+    """The window's most likely class in a frame (None without the window)."""
+    p = {k[len(window) + 5:]: v for k, v in features.items() if k.startswith(f"app_{window}_")}
+    return max(p, key=lambda c: p[c]) if p else None
 
 
 def margin(features: Mapping[str, float], window: str) -> float | None:
@@ -112,7 +121,8 @@ def frame_views(seat: int, t: float, features: Mapping[str, float], unread: Iter
     """Every window of one seat-frame; `unread`: the windows the vision layer
     said it cannot judge in this frame."""
     gone = set(unread)
-    return [WindowView(seat, t, w, window_blind(features, w, limits) + ((Blind.UNREAD,) if w in gone else ()))
+    return [WindowView(seat, t, w, window_blind(features, w, limits) + ((Blind.UNREAD,) if w in gone else ()),
+                       best_class(features, w))
             for w in WINDOWS]
 
 
@@ -159,5 +169,5 @@ def seat_views(features: Iterable[tuple[int, float, Mapping[str, float]]], frame
     return out
 
 
-__all__ = ["Blind", "WHY_TEXT", "WINDOWS", "UNREAD_STATES", "ViewLimits", "DEFAULT", "WindowView", "margin",
+__all__ = ["Blind", "WHY_TEXT", "WINDOWS", "UNREAD_STATES", "ViewLimits", "DEFAULT", "WindowView", "best_class", "margin",
            "window_blind", "frame_views", "unread_windows", "seat_views"]
