@@ -157,3 +157,24 @@ def test_a_seat_unseen_only_in_the_last_call_still_counts_there_by_default():
     rc = recount(tl, late_palm, rep.profile, unseen_cells(tl, abstentions(tl, v)))
     assert rc[1].unverified == {} and 9 in rc[1].defaults and rc[1].recount == 4
     assert not [x for c in rc for x in c.voters if x.seat == 9 and x.flags]
+
+
+def test_a_window_that_misreads_a_seat_all_game_is_not_believed_there():
+    # seat 4's body window says "standing" through the whole day (a view it was not
+    # trained on): its stand-up is not raised, seat 9's (seen at rest all day) is
+    p = game()
+    rep = replay(p)
+    tl = build_timeline(p, rep)
+    v = []
+    for i in range(71):
+        night = i < 10 or 20 <= i < 50
+        for seat in range(1, 11):
+            v.append(WindowView(seat, float(i), "head", (), "mask_on" if night else "mask_off"))
+            body = "standing" if seat == 4 else "night" if night else "rest"
+            v.append(WindowView(seat, float(i), "body", (), body))
+    found = abstentions(tl, v)
+    assert {(a.seat, a.window) for a in found} == {(4, "body")}
+    assert all("implausible" in a.why for a in found)
+    stands = [Track(4, "standing", 52.0, 56.0, 0.95, None, 5), Track(9, "standing", 52.0, 56.0, 0.95, None, 5)]
+    kept, _ = withhold(run_checks(CheckContext(p, rep, tl, stands), recount(tl, HONEST, rep.profile)), found)
+    assert [i.seats for i in kept if i.type.value == "stand_up"] == [(9,)]
