@@ -46,6 +46,18 @@ TRANSITION = 0.6
 RENDER_STEP = 1.0
 
 
+def face_rows(patch: np.ndarray, seen, kp, template: np.ndarray, kind: str, person: str) -> list:
+    """Training rows of one head window: the mesh's reading and the keypoints' reading."""
+    from vision.faces.features import from_keypoints, mask_features
+
+    rows = []
+    if seen is not None:
+        rows.append((mask_features(patch, seen), kind, person, "mesh"))
+    if kp is not None:
+        rows.append((mask_features(patch, from_keypoints(kp, template)), kind, person, "keypoints"))
+    return rows
+
+
 def photo_landmarks(photos):
     """(photo, image, landmarks) for every photo the mesh reads at full size."""
     from vision.faces.mesh import HeadMesh
@@ -75,7 +87,6 @@ def photo_rows(read, augment: int, template: np.ndarray, seed_tag: str = "train"
     """(x, y, person, via) rows of the composed cases, per-class finds, and
     the (head-window descriptor, person) of every case for the domain model."""
     from vision.appearance import window_descriptor
-    from vision.faces.features import from_keypoints, mask_features
     from vision.faces.mesh import HeadMesh, head_patch
     from vision.faces.real_faces import KINDS, compose, seat_crop_of
     from vision.hands.real_zone import stable_seed
@@ -94,14 +105,9 @@ def photo_rows(read, augment: int, template: np.ndarray, seed_tag: str = "train"
                     crop = seat_crop_of(case)
                     windows.append((window_descriptor("head", crop, case.region), f"{ph.source}/{ph.person}"))
                     p = head_patch(crop, case.region)
-                    seen = mesh.landmarks(p)
-                    kp = mesh.keypoints(p)
+                    seen, kp = mesh.read(p)
                     found[kind]["mesh" if seen is not None else "keypoints" if kp is not None else "missed"] += 1
-                    person = f"{ph.source}/{ph.person}"
-                    if seen is not None:
-                        rows.append((mask_features(p, seen), kind, person, "mesh"))
-                    if kp is not None:
-                        rows.append((mask_features(p, from_keypoints(kp, template)), kind, person, "keypoints"))
+                    rows += face_rows(p, seen, kp, template, kind, f"{ph.source}/{ph.person}")
     return rows, found, windows
 
 
@@ -111,7 +117,6 @@ def render_rows(games: list[Path], template: np.ndarray):
     from vision.appearance import window_descriptor
     from vision.calibration import load_calibration
     from vision.crops import seat_crop
-    from vision.faces.features import from_keypoints, mask_features
     from vision.faces.mesh import HeadMesh, head_patch
     from vision.video import open_video
 
@@ -139,12 +144,7 @@ def render_rows(games: list[Path], template: np.ndarray):
                     if kind is None:
                         continue
                     p = head_patch(crop, region)
-                    seen = mesh.landmarks(p)
-                    if seen is not None:
-                        rows.append((mask_features(p, seen), kind, person, "mesh"))
-                    kp = mesh.keypoints(p)
-                    if kp is not None:
-                        rows.append((mask_features(p, from_keypoints(kp, template)), kind, person, "keypoints"))
+                    rows += face_rows(p, *mesh.read(p), template, kind, person)
     return rows, windows
 
 
@@ -158,7 +158,6 @@ def into_rows(read, games: list[Path], template: np.ndarray, seed_tag: str = "in
     and their head-window descriptors: real pixels in a rendered room."""
     from vision.appearance import window_descriptor
     from vision.calibration import load_calibration
-    from vision.faces.features import from_keypoints, mask_features
     from vision.faces.mesh import HeadMesh, head_patch
     from vision.faces.real_faces import KINDS, compose_into, seat_crop_of
     from vision.hands.real_zone import stable_seed
@@ -186,12 +185,7 @@ def into_rows(read, games: list[Path], template: np.ndarray, seed_tag: str = "in
                 person = f"{ph.source}/{ph.person}"
                 windows.append((window_descriptor("head", crop, case.region), person))
                 p = head_patch(crop, case.region)
-                seen = mesh.landmarks(p)
-                if seen is not None:
-                    rows.append((mask_features(p, seen), kind, person, "mesh"))
-                kp = mesh.keypoints(p)
-                if kp is not None:
-                    rows.append((mask_features(p, from_keypoints(kp, template)), kind, person, "keypoints"))
+                rows += face_rows(p, *mesh.read(p), template, kind, person)
     return rows, windows
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import sys
 
 STILLS_DESCRIPTION = """\
 For each person in still photographs (any viewpoint, any size), what the
@@ -47,20 +46,17 @@ def register(subparsers) -> None:
 
 
 def _run_stills(args: argparse.Namespace) -> int:
-    from vision.hands.detector import load_rgb
+    from mafvar.commands.images import read_each
     from vision.stills import FORMAT, VERSION, StillReader, read_still
 
     images: list[dict] = []
     failed = False
     with contextlib.ExitStack() as stack:
         reader: StillReader | None = None  # the models load only once an image is known to be readable
-        for path in args.images:
-            try:
-                image = load_rgb(path)
-            except ValueError as exc:
-                print(f"mafvar stills: error: {exc}", file=sys.stderr)
+        for path, image, why in read_each(args.images, "stills"):
+            if image is None:
                 failed = True
-                images.append({"path": path, "error": str(exc)})
+                images.append({"path": path, "error": why})
                 continue
             if reader is None:
                 reader = stack.enter_context(StillReader())

@@ -91,17 +91,14 @@ def save_model(model: MaskModel, path: Path, meta: dict) -> None:
 
 def find_face(mesh: HeadMesh, patch: np.ndarray, model: MaskModel | None = None
               ) -> tuple[np.ndarray | None, bool]:
-    """The face's landmarks in the patch, from the mesh, or placed by face
-    detection's keypoints where the mesh declines the face (and the model
-    has a template); and whether they came from the keypoints."""
-    lm = mesh.landmarks(patch)
+    """The face's landmarks in the patch, from the mesh, or placed by its face
+    detector's keypoints where the landmark model declines the face (and the
+    model has a template); and whether they came from the keypoints."""
+    lm, kp = mesh.read(patch)
     if lm is not None:
         return lm, False
     model = committed_model() if model is None else model
-    if model is None:
-        return None, False
-    kp = mesh.keypoints(patch)
-    if kp is None:
+    if model is None or kp is None:
         return None, False
     return from_keypoints(kp, model.template), True
 

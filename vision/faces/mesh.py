@@ -26,65 +26,68 @@ PATCH_SIDE = 128
 # detector scores a face with a black band over its eyes lower; the
 # landmark model and the checks in mask_read judge what it then found.
 MIN_DETECTION = 0.3
-# face detection's least score for the keypoints the mask is read from when
-# the mesh declines a face (MediaPipe's default)
-KEYPOINT_DETECTION = 0.5
+# The landmark model's least face presence (MediaPipe's default 0.5, its
+# `min_tracking_confidence`, which static mode applies too): it declines
+# some faces with a wide dark band over the eyes at 0.5.
+MIN_PRESENCE = 0.3
+_GRAPH = "mediapipe/modules/face_landmark/face_landmark_front_cpu.binarypb"
 
 
 class HeadMesh:
-    """One face mesh graph (static mode: every head window is read afresh).
-    Not thread-safe; one per process."""
+    """One face mesh graph (static mode: every head window is read afresh)
+    that also gives its face detector's keypoints. Not thread-safe; one per
+    process."""
 
-    def __init__(self, min_detection: float = MIN_DETECTION):
+    def __init__(self, min_detection: float = MIN_DETECTION, min_presence: float = MIN_PRESENCE):
         self._min_detection = min_detection
+        self._min_presence = min_presence
         self._graph: Any = None
-        self._detector: Any = None
 
     def _mesh(self):
         if self._graph is None:
-            import mediapipe as mp
-            self._graph = mp.solutions.face_mesh.FaceMesh(
-                static_image_mode=True, max_num_faces=1, refine_landmarks=True,
-                min_detection_confidence=self._min_detection)
+            # MediaPipe's FaceMesh solution, with the face detections as a second output
+            import mediapipe.python.solutions.face_mesh  # noqa: F401  (registers the graph's option types)
+            from mediapipe.python.solution_base import SolutionBase
+            self._graph = SolutionBase(
+                binary_graph_path=_GRAPH,
+                side_inputs={"num_faces": 1, "with_attention": True, "use_prev_landmarks": False},
+                calculator_params={
+                    "facedetectionshortrangecpu__facedetectionshortrange__facedetection__"
+                    "TensorsToDetectionsCalculator.min_score_thresh": self._min_detection,
+                    "facelandmarkcpu__ThresholdingCalculator.threshold": self._min_presence},
+                outputs=["multi_face_landmarks", "face_detections"])
         return self._graph
 
-    def landmarks(self, image: np.ndarray) -> np.ndarray | None:
-        """The face's 478 landmarks (x, y in image px, z in image px
-        relative to the face's centre), or None when no face is found."""
+    def read(self, image: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None]:
+        """The face's 478 landmarks (x, y in image px, z in image px relative
+        to the face's centre) and its detector's six keypoints (image px: the
+        eye on the image's left, the other eye, nose tip, mouth centre, the
+        ear tragions); either is None when not found. The landmark model
+        declines some faces its detector found (a wide dark band, a blurred
+        35 px head): the mask is then read from the keypoints."""
         h, w = image.shape[:2]
-        res = self._mesh().process(np.ascontiguousarray(image))
-        if not res.multi_face_landmarks:
-            return None
-        lm = res.multi_face_landmarks[0].landmark
-        return np.array([[p.x * w, p.y * h, p.z * w] for p in lm], np.float64)
+        res = self._mesh().process({"image": np.ascontiguousarray(image)})
+        lm = None
+        if res.multi_face_landmarks:
+            pts = res.multi_face_landmarks[0].landmark
+            lm = np.array([[p.x * w, p.y * h, p.z * w] for p in pts], np.float64)
+        kp = None
+        if res.face_detections:
+            best = max(res.face_detections, key=lambda d: d.score[0])
+            kp = np.array([[k.x * w, k.y * h] for k in best.location_data.relative_keypoints], np.float64)
+            if kp[0, 0] > kp[1, 0]:
+                kp[[0, 1]] = kp[[1, 0]]
+                kp[[4, 5]] = kp[[5, 4]]
+        return lm, kp
 
-    def keypoints(self, image: np.ndarray) -> np.ndarray | None:
-        """Face detection's six keypoints of the best face (image px): the eye
-        on the image's left, the other eye, nose tip, mouth centre, the ear
-        tragions; None when no face is found. The mesh's landmark model
-        declines some faces its own detector found (a wide dark band, a
-        blurred 35 px head): these are read from the keypoints instead."""
-        if self._detector is None:
-            import mediapipe as mp
-            self._detector = mp.solutions.face_detection.FaceDetection(0, KEYPOINT_DETECTION)
-        h, w = image.shape[:2]
-        res = self._detector.process(np.ascontiguousarray(image))
-        if not res.detections:
-            return None
-        best = max(res.detections, key=lambda d: d.score[0])
-        kp = np.array([[k.x * w, k.y * h] for k in best.location_data.relative_keypoints], np.float64)
-        if kp[0, 0] > kp[1, 0]:
-            kp[[0, 1]] = kp[[1, 0]]
-            kp[[4, 5]] = kp[[5, 4]]
-        return kp
+    def landmarks(self, image: np.ndarray) -> np.ndarray | None:
+        """The face's landmarks alone (see `read`)."""
+        return self.read(image)[0]
 
     def close(self) -> None:
         if self._graph is not None:
             self._graph.close()
             self._graph = None
-        if self._detector is not None:
-            self._detector.close()
-            self._detector = None
 
     def __enter__(self) -> "HeadMesh":
         return self
@@ -98,4 +101,4 @@ def head_patch(crop: Crop, region: SeatRegion, side: int = PATCH_SIDE) -> np.nda
     return patch(crop, window_box("head", region), (side, side))
 
 
-__all__ = ["PATCH_SIDE", "MIN_DETECTION", "KEYPOINT_DETECTION", "HeadMesh", "head_patch"]
+__all__ = ["PATCH_SIDE", "MIN_DETECTION", "MIN_PRESENCE", "HeadMesh", "head_patch"]
