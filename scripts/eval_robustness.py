@@ -153,8 +153,11 @@ def analyse(game: Path, workers: int) -> None:
     if (game / "analysis" / "clips.done").exists():
         return
     print(f"analysing {game}", file=sys.stderr, flush=True)
-    subprocess.run(["nice", "-n", "5", *MAFVAR, "analyze", str(game), "--workers", str(workers)],
-                   check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
+    done = subprocess.run(["nice", "-n", "5", *MAFVAR, "analyze", str(game), "--workers", str(workers)],
+                          cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if done.returncode:
+        last = (done.stderr.strip().splitlines() or ["no message"])[-1]
+        raise subprocess.CalledProcessError(done.returncode, done.args, stderr=last)
 
 
 def _fists(game: Path, truth: dict, row: Row) -> None:
@@ -245,20 +248,26 @@ def main(argv=None) -> int:
         games.append((g.name, g if has else _copy(g, work)))
     print("scoring: " + ", ".join(f"{n} ({d})" for n, d in games), file=sys.stderr)
     rows = []
+    failed: list[tuple[str, str]] = []
     for name, d in games:
+        # one game that cannot be analysed is a finding, not the end of the matrix
         try:
             analyse(d, args.workers)
             rows.append(score(name, d, args.workers))
         except (subprocess.CalledProcessError, EvalError) as exc:
-            print(f"{name}: {exc}", file=sys.stderr)
-            return 2
+            why = getattr(exc, "stderr", None) or str(exc)
+            print(f"{name}: {why}", file=sys.stderr)
+            failed.append((name, why))
     total = Row(f"all {len(rows)} games")
     for r in rows:
         total.add(r)
     print_table(rows + [total])
+    for name, why in failed:
+        print(f"{name}: NOT ANALYSED ({why}); not in the sum")
     if args.json:
-        args.json.write_text(json.dumps([r.to_json() for r in rows + [total]], indent=1))
-    return 0
+        args.json.write_text(json.dumps([r.to_json() for r in rows + [total]]
+                                        + [{"name": n, "not_analysed": w} for n, w in failed], indent=1))
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
