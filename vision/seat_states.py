@@ -25,6 +25,7 @@ the eyes); whether that is allowed is review's business.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Mapping
 
 import numpy as np
 
@@ -117,6 +118,13 @@ WINDOW_REAL = REAL_FROM
 HEAD_REAL_KEY = HEAD_REAL_FEATURE
 MESH_FOUND = MESH_PREFIX + "found"
 MASK_STATE_NAMES = tuple(s.value for s in MASK_STATES)
+HEAD_WINDOW = "app_head_"  # the learned head window's class probabilities among the stored features
+# The mask is read only on heads at least this wide (frame px, the calibrated
+# head): the real-face evaluation (scripts/eval_real_pixels.py) measured the
+# reading on faces 32-64 px wide and nothing narrower. A rendered venue with
+# 13-26 px heads (tuning seed 4000, 640x480, dim) read masked players as bare
+# in up to a fifth of their night frames: nine peeks that never happened.
+MIN_MASK_HEAD_PX = 32.0
 # the confidence of a "cannot judge the mask" frame (it accuses no one)
 UNREAD_CONF = 1.0
 # a learned window's class (body: touch, hand at the face, raised, night,
@@ -571,7 +579,12 @@ def _mask(r: _Reading) -> None:
        a black band over the eyes as bare 93% of the time: not used there.
     3. Else mask_unread with the reason (the mesh's: no_face, face_place,
        no_skin, unsure, far; or window_real where the mesh did not run):
-       review raises no foul from it."""
+       review raises no foul from it.
+    A seat whose head is narrower than `MIN_MASK_HEAD_PX` is mask_unread
+    ("small") before either reader runs."""
+    if expected_head(r.region)[1] < MIN_MASK_HEAD_PX:
+        r.add(Observed.MASK_UNREAD, UNREAD_CONF, "small")
+        return
     j = judge(r.lm.features)
     if j is not None and j.state is not None:
         probs = {s: r.lm.features[MESH_PREFIX + s] for s in MASK_STATE_NAMES if MESH_PREFIX + s in r.lm.features}
@@ -582,6 +595,21 @@ def _mask(r: _Reading) -> None:
         return
     reason = j.reason if j is not None else "window_real"
     r.add(Observed.MASK_UNREAD, UNREAD_CONF, reason)
+
+
+def head_reading(features: Mapping[str, float]) -> str | None:
+    """The mask state `_mask` decides from a frame's stored features, as one
+    class: the face mesh's when it judged, else the learned head window's best
+    class where its pixels are like its training data, else None (cannot
+    judge). What the view quality weighs against the game's baseline, so
+    that a reader misreading a seat all game is the one that decides."""
+    j = judge(dict(features))
+    if j is not None and j.state is not None:
+        return j.state
+    if features.get(HEAD_REAL_KEY, 0.0) >= WINDOW_REAL:
+        return None
+    window = {k[len(HEAD_WINDOW):]: v for k, v in features.items() if k.startswith(HEAD_WINDOW)}
+    return max(window, key=lambda c: window[c]) if window else None
 
 
 def _add_mask_states(r: _Reading, probs: dict[str, float]) -> None:
@@ -899,5 +927,5 @@ def _zone_fists(frames: list[FrameState], landmarks: list[SeatLandmarks], th: Th
     return out
 
 
-__all__ = ["Thresholds", "DEFAULT", "classify_frames", "classify_frame", "mask_state",
+__all__ = ["Thresholds", "DEFAULT", "classify_frames", "classify_frame", "mask_state", "head_reading", "MIN_MASK_HEAD_PX",
            "pose_owner", "hand_owner", "view_hand", "vote_form", "body_anchor"]

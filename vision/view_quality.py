@@ -15,7 +15,8 @@ all, frame by frame, from what the extraction stored with it:
 * the window's own margin (its best class over the next), where the
   window decides the state: too unsure;
 * the vision layer's own "cannot judge" states (`zone_unread`: the zone
-  window sees a vote no hand read confirms).
+  window sees a vote no hand read confirms; `mask_unread`: no reader can
+  judge the mask, vision.seat_states).
 
 Rule-free and pure: review.view turns these per-frame answers into
 abstentions per seat and scheduled interval.
@@ -28,6 +29,7 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import Iterable, Mapping
 
+from vision.seat_states import head_reading
 from vision.tracks import FrameState, Observed
 
 
@@ -37,21 +39,24 @@ class Blind(StrEnum):
     FLAT = "flat"                # too little contrast
     UNFAMILIAR = "unfamiliar"    # unlike the window's training data
     UNSURE = "unsure"            # the window's best class barely beats the next
-    UNREAD = "unread"            # the vision layer said it cannot judge (zone_unread)
+    UNREAD = "unread"            # the vision layer said it cannot judge (zone_unread, mask_unread)
     IMPLAUSIBLE = "implausible"  # the window reads this seat against what it shows all game (review.view)
 
 
 WHY_TEXT = MappingProxyType({
     Blind.DARK: "too dark", Blind.FLAT: "too little contrast",
     Blind.UNFAMILIAR: "unlike anything the models were trained on (occluded, or an unusual view)",
-    Blind.UNSURE: "the classifier cannot decide", Blind.UNREAD: "a hand the hand model cannot read",
+    Blind.UNSURE: "the classifier cannot decide",
+    Blind.UNREAD: "the models cannot make it out (a hand they cannot read; a face too small, turned away or "
+                  "unlike their training)",
     Blind.IMPLAUSIBLE: "the classifier misreads this seat (it contradicts what the seat does all game)",
 })
 
 WINDOWS = ("head", "zone", "body")
 
 # The vision states that say "cannot judge this window here" (vision.tracks.Observed).
-UNREAD_STATES: Mapping[Observed, str] = MappingProxyType({Observed.ZONE_UNREAD: "zone"})
+UNREAD_STATES: Mapping[Observed, str] = MappingProxyType({Observed.ZONE_UNREAD: "zone",
+                                                          Observed.MASK_UNREAD: "head"})
 
 
 def _by_window(**v: float) -> Mapping[str, float]:
@@ -122,8 +127,15 @@ def frame_views(seat: int, t: float, features: Mapping[str, float], unread: Iter
     said it cannot judge in this frame."""
     gone = set(unread)
     return [WindowView(seat, t, w, window_blind(features, w, limits) + ((Blind.UNREAD,) if w in gone else ()),
-                       best_class(features, w))
+                       reading(features, w))
             for w in WINDOWS]
+
+
+def reading(features: Mapping[str, float], window: str) -> str | None:
+    """What decides the seat's state for a window in a frame: for the head the
+    mask as the states read it (the face mesh first, vision.seat_states), for
+    the others the learned window's best class."""
+    return head_reading(features) if window == "head" else best_class(features, window)
 
 
 # A zone the hands read as a vote within this many seconds is seen: its other
@@ -169,5 +181,5 @@ def seat_views(features: Iterable[tuple[int, float, Mapping[str, float]]], frame
     return out
 
 
-__all__ = ["Blind", "WHY_TEXT", "WINDOWS", "UNREAD_STATES", "ViewLimits", "DEFAULT", "WindowView", "best_class", "margin",
+__all__ = ["Blind", "WHY_TEXT", "WINDOWS", "UNREAD_STATES", "ViewLimits", "DEFAULT", "WindowView", "best_class", "reading", "margin",
            "window_blind", "frame_views", "unread_windows", "seat_views"]

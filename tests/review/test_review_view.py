@@ -6,7 +6,7 @@ from engine.replay import replay
 from engine.timeline import Kind, build_timeline
 from review.checks import CheckContext, run_checks
 from review.recount import Placement, recount
-from review.view import NEEDS, Abstention, abstentions, sentence, unseen_cells, withhold
+from review.view import NEEDS, Abstention, abstentions, implausible, sentence, unseen_cells, withhold
 from vision.tracks import Track
 from vision.view_quality import Blind, WindowView
 
@@ -178,3 +178,25 @@ def test_a_window_that_misreads_a_seat_all_game_is_not_believed_there():
     stands = [Track(4, "standing", 52.0, 56.0, 0.95, None, 5), Track(9, "standing", 52.0, 56.0, 0.95, None, 5)]
     kept, _ = withhold(run_checks(CheckContext(p, rep, tl, stands), recount(tl, HONEST, rep.profile)), found)
     assert [i.seats for i in kept if i.type.value == "stand_up"] == [(9,)]
+
+
+def test_a_mask_reader_wrong_in_a_sixth_of_a_seats_frames_is_not_believed_there():
+    # a peek is a second or two: a head reader that calls seat 5 bare in every sixth
+    # frame where the seat is known to be masked or bare would raise peeks by chance;
+    # the same share on a body window (whose acts last longer) is believed
+    p = game()
+    rep = replay(p)
+    tl = build_timeline(p, rep)
+    v = []
+    for i in range(71):
+        night = i < 10 or 20 <= i < 50
+        for seat in range(1, 11):
+            wrong = seat == 5 and i % 6 == 0
+            head = ("mask_off" if wrong else "mask_on") if night else ("mask_on" if wrong else "mask_off")
+            body = ("rest" if wrong else "night") if night else ("night" if wrong else "rest")
+            v.append(WindowView(seat, float(i), "head", (), head))
+            v.append(WindowView(seat, float(i), "body", (), body))
+    shares = implausible(tl, {(s, w): [x for x in v if (x.seat, x.window) == (s, w)]
+                              for s in range(1, 11) for w in ("head", "body")})
+    assert set(shares) == {(5, "head")} and 0.10 < shares[(5, "head")] < 0.25
+    assert {(a.seat, a.window) for a in abstentions(tl, v)} == {(5, "head")}

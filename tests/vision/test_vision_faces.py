@@ -15,7 +15,7 @@ from vision.faces.composite import MaskLook, TableView, paint_mask, table_view
 from vision.faces.mask_read import committed_model, judge
 from vision.faces.mesh import HeadMesh
 from vision.landmarks import Model, SeatLandmarker, SeatLandmarks
-from vision.seat_states import WINDOW_REAL, classify_frames
+from vision.seat_states import MIN_MASK_HEAD_PX, WINDOW_REAL, classify_frames
 from vision.stills import read_mask
 
 FACE = Path(__file__).with_name("data") / "face_cc0.jpg"
@@ -62,6 +62,19 @@ def test_the_window_answers_where_the_mesh_sees_no_face_only_on_its_own_pixels()
     assert real == [(0.0, "mask_unread", "no_face")]
     # frames the mesh did not look at (a day range): the window's own domain decides
     assert masks({0.0: {**WINDOW_OFF, "head_real": 0.9}}) == [(0.0, "mask_unread", "window_real")]
+
+
+def test_a_head_narrower_than_the_reading_was_measured_at_is_not_judged():
+    """Both readers sure of a bare face on a seat whose calibrated head is 20 px
+    wide: below the sizes the mask reading was measured at, "cannot judge"."""
+    sure_off = {**SURE_ON, "mesh_mask_on": 0.02, "mesh_mask_off": 0.97, **WINDOW_OFF, "head_real": 0.01}
+    assert masks({0.0: sure_off}) == [(0.0, "mask_off", None)]      # the test seats' heads are wide enough
+    small = Calibration({"cam1": CameraCalibration(1000, 600, {
+        s: SeatRegion(r.body, r.table_zone, head=(r.body[0] + 100.0, r.body[1] + 100.0, MIN_MASK_HEAD_PX - 12))
+        for s, r in CAL.camera("cam1").seats.items()})})
+    frame = SeatLandmarks(seat=2, t=0.0, crop_box=small.camera("cam1").seats[2].body, features=dict(sure_off))
+    got = [(f.state.value, f.value) for f in classify_frames([frame], small, "cam1") if f.state.value.startswith("mask_")]
+    assert got == [("mask_unread", "small")]
 
 
 def test_a_frame_that_cannot_judge_gets_no_guess_from_its_neighbours():

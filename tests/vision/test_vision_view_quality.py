@@ -11,7 +11,7 @@ from vision.calibration import load_calibration
 from vision.crops import seat_crop
 from vision.tracks import FrameState, Observed
 from vision.video import open_video
-from vision.view_quality import Blind, ViewLimits, frame_views, margin, seat_views, window_blind
+from vision.view_quality import Blind, ViewLimits, frame_views, margin, reading, seat_views, window_blind
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_videos" / "demo"
 
@@ -64,3 +64,20 @@ def test_the_vision_layers_cannot_judge_state_makes_its_window_blind():
     by_t = {(v.t, v.window): v for v in views}
     assert by_t[(12.4, "zone")].blind == (Blind.UNREAD,) and by_t[(12.6, "zone")].seen
     assert all(v.seen for v in frame_views(3, 12.4, {}, ()))
+
+
+def test_the_head_is_weighed_by_what_decides_the_mask_not_by_the_window_alone():
+    """The face mesh reads the mask first (vision.seat_states): a seat the mesh
+    misreads all night must be caught by the baseline check, so the head's
+    class is the mesh's where it judged, the window's only on its own kind of
+    pixels, and none on real pixels the mesh could not read."""
+    mesh_off = {"mesh_found": 1.0, "mesh_face_w": 0.4, "mesh_face_dx": 0.02, "mesh_face_dy": 0.05,
+                "mesh_skin_share": 0.9, "mesh_skin_lum": 140.0, "mesh_mask_on": 0.02, "mesh_mask_off": 0.97,
+                "mesh_mask_lifted": 0.01, "mesh_far": 1.2}
+    window_on = {"app_head_mask_on": 0.9, "app_head_mask_off": 0.05, "app_head_mask_lifted": 0.05}
+    by_w = {v.window: v for v in frame_views(5, 91.0, {**mesh_off, **window_on, "head_real": 0.0})}
+    assert by_w["head"].best == "mask_off"                       # the mesh decides, not the window
+    assert by_w["zone"].best is None and by_w["body"].best is None
+    assert reading({**window_on, "head_real": 0.0}, "head") == "mask_on"    # rendered-like pixels: the window
+    assert reading({**window_on, "head_real": 1.0}, "head") is None         # real pixels, no mesh: cannot judge
+    assert reading({"mesh_found": 0.0, **window_on, "head_real": 1.0}, "head") is None
