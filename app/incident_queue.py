@@ -6,6 +6,7 @@ from typing import Iterable, Mapping
 
 from app.rule_text import clause_label
 from review.incidents import Incident, sort_by_priority
+from review.view import Abstention, sentence
 
 IMPACT_LABEL = {2: "changes the result", 1: "changes who leaves", 0: "no effect on the outcome"}
 UNDECIDED = "open"
@@ -88,3 +89,11 @@ def phase_labels(incidents: Iterable[Incident]) -> list[str]:
         t = inc.t0 if inc.t0 is not None else float("inf")
         seen[inc.phase.label] = min(seen.get(inc.phase.label, t), t)
     return sorted(seen, key=lambda label: (seen[label], label))
+
+
+def not_judged(abstentions: Iterable[Mapping]) -> list[str]:
+    """One line per seat and interval the analysis could not judge, in video
+    order: "0:41.2 · cannot judge seat 4's mask in night 1: too dark"."""
+    items = sorted((Abstention.from_json(a) for a in abstentions), key=lambda a: (a.t0, a.seat, a.window))
+    return [f"{clock(a.t0)} · {sentence(a)}" + (f" (not raised: {', '.join(a.withheld)})" if a.withheld else "")
+            for a in items]

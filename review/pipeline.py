@@ -25,7 +25,7 @@ from engine.replay import Replay, replay
 from engine.timeline import Interval, build_timeline, timeline_to_json
 from vision.calibration import Calibration
 from vision.store import ObservationStore
-from vision.tracks import Observed, Track, build_tracks
+from vision.tracks import FrameState, Observed, Track, build_tracks
 from vision.video import VideoError, VideoInfo, probe
 
 from .align import Mark, align, audio_marks, check_marks, speech_marks, video_marks
@@ -37,6 +37,7 @@ from .plan import coarse_schedule, plan_schedule, schedule_seconds
 from .progress import UNIT_COSTS, ProgressReport, RunProgress
 from .record_fit import FILE as RECORD_FIT_FILE, measure_fit
 from .recount import CallRecount, Placement, recount
+from .view import Abstention, abstentions, unseen_cells, withhold
 from .workspace import GameWorkspace, WorkspaceError
 
 Progress = Callable[[ProgressReport], None]
@@ -62,6 +63,7 @@ class Stats:
     warnings: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     needs_anchor: list[dict] = field(default_factory=list)  # alignment.needs_anchor
+    abstentions: list[dict] = field(default_factory=list)   # review.view, as JSON
     record_fit: dict | None = None                           # review.record_fit summary
 
     def to_json(self) -> dict:
@@ -79,7 +81,9 @@ class Stats:
                 "seat_frames_carried": self.carried,
                 "model_calls": dict(self.calls),
                 "warnings": self.warnings, "skipped": self.skipped,
-                "needs_anchor": self.needs_anchor, "record_fit": self.record_fit}
+                "needs_anchor": self.needs_anchor,
+                "seat_intervals_abstained": len({(a["seat"], a["key"]) for a in self.abstentions}),
+                "abstentions": self.abstentions, "record_fit": self.record_fit}
 
 
 def _fingerprint(*parts) -> str:
@@ -319,7 +323,8 @@ def _align_step(game, obs_path: Path, anchors, has_times: bool, stats: Stats,
     """States → tracks → marks (video and audio) → alignment. `span`: the only
     stretch of the recording that matters (one phase of a timed protocol):
     the audio is read there alone."""
-    tracks = seat_tracks(obs_path, game)
+    frames, sample_times = seat_frames(obs_path, game)
+    tracks = build_tracks(frames, sample_times)
     roles = {s.seat: s.role.value for s in game.protocol.seats}
     marks: list[Mark] = video_marks(tracks) + check_marks(tracks, roles)
     if game.info.has_audio:
@@ -338,7 +343,7 @@ def _align_step(game, obs_path: Path, anchors, has_times: bool, stats: Stats,
         stats.warnings.append(
             f"only {len(alignment.matched)} of {expected} expected nightfalls, mornings and vote calls "
             f"were found in {game.video.name}: are the protocol and the video of the same game?")
-    return tracks, alignment, marks
+    return tracks, alignment, marks, frames
 
 
 def analyze(game_dir: str | Path, progress: Progress | None = None, workers: int = 2,
@@ -401,7 +406,7 @@ def _analyze(game_dir, progress, workers, only, anchors, force, gate) -> Stats:
     if only and has_times and schedule.ranges:
         # one phase in a hurry: its cues are all the alignment needs (the protocol times place the rest)
         span = (max(0.0, schedule.ranges[0].t0 - 30.0), schedule.ranges[-1].t1 + 30.0)
-    tracks, alignment, marks = _align_step(game, obs_path, anchors, has_times, stats, span)
+    tracks, alignment, marks, frames = _align_step(game, obs_path, anchors, has_times, stats, span)
     stats.wall["align"] = time.perf_counter() - t0
     if not has_times:
         # The coarse pass found the nights and votes; now the dense plan runs on
@@ -413,9 +418,9 @@ def _analyze(game_dir, progress, workers, only, anchors, force, gate) -> Stats:
         _extract_step(game, dense, obs_path, "extract_dense", fp_cal, False, workers, say, stats, gate)
         _refine_step(game, dense, alignment.intervals, obs_path, fp_cal, workers, say, stats, gate, tracker)
         t0 = time.perf_counter()
-        tracks, alignment, marks = _align_step(game, obs_path, anchors, has_times, stats)
+        tracks, alignment, marks, frames = _align_step(game, obs_path, anchors, has_times, stats)
         stats.wall["align"] += time.perf_counter() - t0
-    return _after_align(game, tracks, alignment, marks, has_times, stats, only, fp_cal, say, tracker)
+    return _after_align(game, tracks, frames, alignment, marks, has_times, stats, only, fp_cal, say, tracker)
 
 
 def _anchors(ws: GameWorkspace, given: Mapping[str, float] | None) -> dict[str, float]:
@@ -446,12 +451,13 @@ def realign(game_dir: str | Path, anchors: Mapping[str, float] | None = None,
     info = (ws.marker_info("align") or {}).get("info") or {}
     only = info.get("only") or None
     t0 = time.perf_counter()
-    tracks, alignment, marks = _align_step(game, ws.observations_path, _anchors(ws, anchors), has_times, stats)
+    tracks, alignment, marks, frames = _align_step(game, ws.observations_path, _anchors(ws, anchors), has_times,
+                                                   stats)
     stats.wall["align"] = time.perf_counter() - t0
-    return _after_align(game, tracks, alignment, marks, has_times, stats, only, fp_cal, say)
+    return _after_align(game, tracks, frames, alignment, marks, has_times, stats, only, fp_cal, say)
 
 
-def _after_align(game: Game, tracks, alignment, marks, has_times: bool, stats: Stats,
+def _after_align(game: Game, tracks, frames, alignment, marks, has_times: bool, stats: Stats,
                  only: Sequence[str] | None, fp_cal: str, say,
                  tracker: RunProgress | None = None) -> Stats:
     ws = game.ws
@@ -467,10 +473,16 @@ def _after_align(game: Game, tracks, alignment, marks, has_times: bool, stats: S
     say("landing", 0.0, "vote fists near \"thank you\" at the full frame rate")
     placements = _landing_step(game, alignment.intervals, fist_placements(tracks), fp_cal, stats, only)
 
+    # ---- where a seat could not be judged (review.view): its cells stay unverified, its fouls unraised
+    t0 = time.perf_counter()
+    unseen = view_abstentions(ws.observations_path, game, frames, alignment.intervals)
+    stats.wall["view"] = time.perf_counter() - t0
+
     # ---- recount
     say("recount", 0.0, "every vote call")
     t0 = time.perf_counter()
-    recounts = recount(alignment.intervals, placements, game.replay.profile)
+    recounts = recount(alignment.intervals, placements, game.replay.profile,
+                       unseen_cells(alignment.intervals, unseen))
     if only:
         # the other calls were not looked at: recounting them would read "no fists"
         recounts = [rc for rc in recounts if _selected(rc.key, only)]
@@ -483,7 +495,7 @@ def _after_align(game: Game, tracks, alignment, marks, has_times: bool, stats: S
     say("checks", 0.0, "rule checks")
     t0 = time.perf_counter()
     ctx = CheckContext(game.protocol, game.replay, alignment.intervals, tracks)
-    incidents = run_checks(ctx, recounts)
+    incidents, unseen = withhold(run_checks(ctx, recounts), unseen)
     if only:
         incidents = [i for i in incidents if i.source.value != "video" or _selected(i.phase.key, only)]
     # no foul from the video where the record could not be placed (review/record_fit.py)
@@ -494,8 +506,10 @@ def _after_align(game: Game, tracks, alignment, marks, has_times: bool, stats: S
         stats.warnings.append(fit.message)
     incidents = with_placement(incidents, alignment, {iv.key for iv in game.timeline if iv.t0 is None})
     stats.wall["checks"] = time.perf_counter() - t0
+    stats.abstentions = [a.to_json() for a in unseen]
+    abstained = tuple(stats.abstentions)
 
-    save_incidents(ws.incidents_path, incidents, game=_game_meta(game, stats.record_fit))
+    save_incidents(ws.incidents_path, incidents, game=_game_meta(game, stats.record_fit), abstentions=abstained)
     ws.mark_done("checks", {"incidents": len(incidents)})
 
     # ---- clips (evidence), then the incidents again with their evidence paths
@@ -505,7 +519,7 @@ def _after_align(game: Game, tracks, alignment, marks, has_times: bool, stats: S
     t0 = time.perf_counter()
     from .clips import attach_evidence
     incidents = attach_evidence(ws, game.video, game.calibration, game.cam, incidents, say)
-    save_incidents(ws.incidents_path, incidents, game=_game_meta(game, stats.record_fit))
+    save_incidents(ws.incidents_path, incidents, game=_game_meta(game, stats.record_fit), abstentions=abstained)
     ws.mark_done("clips", {"incidents": len(incidents)})
     stats.wall["clips"] = time.perf_counter() - t0
     write_json_atomic(ws.stats_path, stats.to_json())
@@ -545,6 +559,11 @@ def _is_current(ws: GameWorkspace, step: str, fp: str) -> bool:
 
 def seat_tracks(obs_path: Path, game: Game) -> list[Track]:
     """Per-seat states from the stored landmarks (no model re-runs), smoothed into tracks."""
+    return build_tracks(*seat_frames(obs_path, game))
+
+
+def seat_frames(obs_path: Path, game: Game) -> tuple[list[FrameState], dict[int, list[float]]]:
+    """Per-seat, per-frame states from the stored landmarks, and the times each seat was looked at."""
     from vision.seat_states import classify_frames
     with ObservationStore(obs_path) as db:
         frames = []
@@ -553,7 +572,17 @@ def seat_tracks(obs_path: Path, game: Game) -> list[Track]:
             lms = db.seat_landmarks(seat, cam=game.cam)
             sample_times[seat] = [lm.t for lm in lms]
             frames.extend(classify_frames(lms, game.calibration, game.cam))
-    return build_tracks(frames, sample_times)
+    return frames, sample_times
+
+
+def view_abstentions(obs_path: Path, game: Game, frames: Sequence[FrameState],
+                     intervals: Sequence[Interval]) -> list[Abstention]:
+    """Where each seat's windows could not be judged (vision.view_quality), per
+    scheduled interval (review.view)."""
+    from vision.view_quality import seat_views
+    with ObservationStore(obs_path) as db:
+        views = seat_views(db.window_features(cam=game.cam), frames)
+    return abstentions(intervals, views)
 
 
 def fist_placements(tracks: Sequence[Track]) -> dict[int, list[Placement]]:
@@ -573,7 +602,8 @@ def write_recount(ws: GameWorkspace, recounts: Sequence[CallRecount]) -> None:
                                    v.confidence, v.timing, v.lift_timing) for v in rc.voters)
         calls.append(VoteCall(round=rc.round, pass_=rc.pass_index + 1, candidate=rc.candidate, t_call=rc.t_call,
                               t_thanks=rc.window_close, announced=rc.announced, recount=rc.recount,
-                              voters=voters, defaults=tuple(rc.defaults)))
+                              voters=voters, defaults=tuple(rc.defaults),
+                              unverified=tuple(sorted(rc.unverified.items()))))
     save_recount(ws.recount_path, calls)
 
 

@@ -22,10 +22,12 @@ from vision.schedule import ZONE_PASS, Schedule, ScheduleRange
 # raised hands. Nights: hands at the mask, shots and finger counts, and the
 # pose for a head or arms out of the night pose. Days: touching (hands and the
 # arm that reaches). The coarse pass that finds nights and votes in a
-# recording without times needs nothing but the windows.
+# recording without times needs nothing but the windows. Nights (and the
+# masking, shooting, checks and morning around them) add the face mesh on the
+# head window: the mask read by a model of real faces (vision.faces).
 VOTE_PASSES = (ZONE_PASS,)
 RAISE_PASSES = ("hands", ZONE_PASS)
-NIGHT_PASSES = ("pose", "hands")
+NIGHT_PASSES = ("pose", "hands", "mesh")
 DAY_PASSES = ("pose", "hands")
 COARSE_PASSES: tuple[str, ...] = ()
 

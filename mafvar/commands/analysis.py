@@ -105,6 +105,9 @@ def _analyze(args) -> int:
             print(f"  {item['anchor']}: {item['label']}, {item['what']} ({placed}; {item['reason']})")
         if len(todo) > 20:
             print(f"  ... and {len(todo) - 20} more (analyze --json: needs_anchor)")
+    if doc["abstentions"]:
+        print(f"could not judge {doc['seat_intervals_abstained']} seat-intervals (no foul raised and no vote "
+              f"counted there; listed in the report, the app and analysis/incidents.json \"abstentions\")")
     return 0
 
 

@@ -269,14 +269,23 @@ def test_review_flow_survives_reload_and_restart(browser, tmp_path):
     assert history[1].supersedes == history[0].id  # one chain, nothing lost
 
 
-@pytest.mark.skipif(not (SAMPLE / "protocol.json").is_file(), reason="the committed sample game is not built yet")
-def test_sample_game_highest_impact_incident(browser, tmp_path):
-    game = copy_game(SAMPLE, tmp_path, "demo")  # never write review.db into the committed sample
-    if not (game / "analysis" / "incidents.json").is_file():
-        # A clean clone has no analysis: analyse the day-2 vote (it holds the
-        # miscount that changes who leaves, the highest-impact incident).
-        from mafvar.cli import main
-        assert main(["analyze", str(game), "--phase", "r1.vote"]) == 0
+@pytest.fixture(scope="session")
+def analysed_sample(tmp_path_factory) -> Path:
+    """The committed sample with its day-2 vote analysed, once for every browser test that
+    needs real analysis outputs (each test works on its own copy). The day-2 vote is the
+    smallest stretch that serves them all: it holds the miscount that changes who leaves
+    (the highest-impact incident) and the call a manual anchor moves. One worker: the
+    analysis of one vote is a few hundred hand crops, not worth a second process."""
+    if not (SAMPLE / "protocol.json").is_file():
+        pytest.skip("the committed sample game is not built yet")
+    game = copy_game(SAMPLE, tmp_path_factory.mktemp("sample"), "demo")  # never into the committed sample
+    from mafvar.cli import main
+    assert main(["analyze", str(game), "--phase", "r1.vote", "--workers", "1"]) == 0
+    return game
+
+
+def test_sample_game_highest_impact_incident(browser, tmp_path, analysed_sample):
+    game = copy_game(analysed_sample, tmp_path, "demo")  # its own review.db
     server = Server([game], free_port(), tmp_path / "server.log").start()
     try:
         page = browser.new_page(viewport={"width": 1400, "height": 1400})
@@ -497,14 +506,12 @@ def test_first_run_from_an_upload_to_a_recorded_decision(browser, tmp_path):
     assert [e.actor for e in decided] == ["First Judge"]
 
 
-def test_a_manual_anchor_on_the_timeline_moves_the_vote_and_its_incidents(browser, tmp_path):
+def test_a_manual_anchor_on_the_timeline_moves_the_vote_and_its_incidents(browser, tmp_path, analysed_sample):
     """Issue 17: on the timeline page a judge steps to where the call of seat 10 really is
     (1.5 s later than placed), says "this vote call", and the phase's incidents are
     re-checked at once: the fists that landed before the call are now early votes. The
     anchor is kept in anchors.json with who set it."""
-    game = copy_game(SAMPLE, tmp_path, "demo")
-    from mafvar.cli import main
-    assert main(["analyze", str(game), "--phase", "r1.vote"]) == 0
+    game = copy_game(analysed_sample, tmp_path, "demo")  # its own anchors.json and analysis
     placed = json.loads((game / "analysis" / "alignment.json").read_text())
     call = next(iv for iv in placed["intervals"] if iv["key"] == "r1.vote.p0.c10")
     server = Server([game], free_port(), tmp_path / "server.log").start()
