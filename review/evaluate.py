@@ -142,6 +142,10 @@ def recount_cells(truth: dict, recount_calls) -> CellScore:
                   and abs(c.t_call - tc["t"]) <= CALL_TOLERANCE), key=lambda c: abs(c.t_call - tc["t"]), default=None)
         counted = {v.seat for v in rc.voters if v.counted} if rc else set()
         open_ = rc.unverified_seats if rc else frozenset()
+        if rc is None and any(c.candidate == tc["candidate"] and c.t_call is None for c in recount_calls):
+            # the analysis could not place this call and judged none of its cells; a call
+            # placed too far away is a verdict, and a wrong one
+            open_ = frozenset(tc["eligible"])
         for seat in tc["eligible"]:
             ok = (seat in counted) == (seat in tc["counted"])
             sc.cells += 1
@@ -232,8 +236,11 @@ def miscounts_unverified(mis_truth: list[dict], incidents, recount_calls) -> int
 def _cell_open(v: dict, recount_calls) -> bool:
     """Is the cell of the act's voter left unverified in a call near the act?"""
     seats = set(v.get("seats") or ())
-    return any(c.t_call is not None and v["t0"] - 2 * CALL_TOLERANCE <= c.t_call <= v["t1"] + CALL_TOLERANCE
-               and c.unverified_seats & seats for c in recount_calls)
+    candidate = v.get("details", {}).get("candidate")
+    return any(c.unverified_seats & seats
+               and (v["t0"] - 2 * CALL_TOLERANCE <= c.t_call <= v["t1"] + CALL_TOLERANCE if c.t_call is not None
+                    else c.candidate == candidate)   # a call the analysis could not place: its cells are open
+               for c in recount_calls)
 
 
 def _abstained(v: dict, abstained: list[Abstention], recount_calls) -> bool:

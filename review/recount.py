@@ -242,7 +242,26 @@ def recount(intervals: list[Interval], placements: Mapping[int, list[Placement]]
         last = calls[-1].t0
         until = next((t for t in votes if last is not None and t > last and
                       not any(c.t0 == t for c in calls)), None)
-        out.extend(recount_pass(calls, placements, profile, until, unseen))
+        out.extend(recount_pass(calls, placements, profile, until, _with_unplaced(calls, unseen or {})))
+    return out
+
+
+NOT_PLACED = "call_not_placed"
+
+
+def _with_unplaced(calls: list[Interval], unseen: Mapping[str, Mapping[int, tuple[str, ...]]]
+                   ) -> Mapping[str, Mapping[int, tuple[str, ...]]]:
+    """`unseen` with every cell of a call the alignment could not place on the
+    video: no fist can be assigned to it, so its cells (and, as for any blind
+    call, the seat's later ones) are open, not "no vote" (a last candidate
+    would otherwise get every seat by default and a miscount with it)."""
+    missing = [c for c in calls if c.t0 is None]
+    if not missing:
+        return unseen
+    eligible = list(calls[0].details["eligible"])
+    out = {k: dict(v) for k, v in unseen.items()}
+    for c in missing:
+        out[c.key] = {s: (NOT_PLACED,) for s in eligible}
     return out
 
 
