@@ -104,6 +104,19 @@ def load_game(path: str | os.PathLike[str]) -> LoadedGame:
     return LoadedGame(ws, state, protocol, incidents, recount, tuple(problems), abstentions)
 
 
+def read_record_fit(ws: GameWorkspace) -> dict[str, Any] | None:
+    """analysis/record_fit.json (review.record_fit), or None before an analysis made it."""
+    import json
+
+    from review.record_fit import FILE, FORMAT
+    path = ws.analysis_dir / FILE
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return doc if isinstance(doc, dict) and doc.get("format") == FORMAT else None
+
+
 def find_games(roots: Iterable[str | os.PathLike[str]]) -> list[Path]:
     """Game folders among `roots`: each root is a game, or a folder holding games."""
     found: list[Path] = []

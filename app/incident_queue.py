@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping
 
+from app.rule_text import clause_label
 from review.incidents import Incident, sort_by_priority
 from review.view import Abstention, sentence
 
@@ -33,7 +34,7 @@ def who(inc: Incident) -> str:
 
 def one_line(inc: Incident) -> str:
     """What, who, when, the clause and the impact in one line."""
-    clause = inc.clause or "no clause"
+    clause = clause_label(inc.clause) if inc.clause else "no clause"
     line = (f"{what(inc)} · {who(inc)} · {clock(inc.t0)} ({inc.phase.label}) · {clause}"
             f" · {IMPACT_LABEL[inc.impact.rank]}")
     if inc.placement and inc.placement.get("inferred"):

@@ -23,22 +23,24 @@ from typing import Callable, Mapping, Sequence
 from engine.protocol import Protocol, ProtocolError, load_protocol
 from engine.replay import Replay, replay
 from engine.timeline import Interval, build_timeline, timeline_to_json
-from vision.calibration import (Calibration, CalibrationError, IssueKind, check_calibration, load_calibration,
-                                require_seats)
+from vision.calibration import Calibration
 from vision.store import ObservationStore
 from vision.tracks import FrameState, Observed, Track, build_tracks
 from vision.video import VideoError, VideoInfo, probe
 
 from .align import Mark, align, audio_marks, check_marks, speech_marks, video_marks
 from .atomic_write import write_json_atomic
+from .calibration_verdict import workspace_verdict
 from .checks import CheckContext, run_checks
 from .incidents import save_incidents
 from .plan import coarse_schedule, plan_schedule, schedule_seconds
+from .progress import UNIT_COSTS, ProgressReport, RunProgress
+from .record_fit import FILE as RECORD_FIT_FILE, measure_fit
 from .recount import CallRecount, Placement, recount
 from .view import Abstention, abstentions, unseen_cells, withhold
 from .workspace import GameWorkspace, WorkspaceError
 
-Progress = Callable[[str, float, str], None]
+Progress = Callable[[ProgressReport], None]
 
 
 class AnalysisError(Exception):
@@ -62,6 +64,7 @@ class Stats:
     skipped: list[str] = field(default_factory=list)
     needs_anchor: list[dict] = field(default_factory=list)  # alignment.needs_anchor
     abstentions: list[dict] = field(default_factory=list)   # review.view, as JSON
+    record_fit: dict | None = None                           # review.record_fit summary
 
     def to_json(self) -> dict:
         wall_s = sum(self.wall.values())
@@ -80,7 +83,7 @@ class Stats:
                 "warnings": self.warnings, "skipped": self.skipped,
                 "needs_anchor": self.needs_anchor,
                 "seat_intervals_abstained": len({(a["seat"], a["key"]) for a in self.abstentions}),
-                "abstentions": self.abstentions}
+                "abstentions": self.abstentions, "record_fit": self.record_fit}
 
 
 def _fingerprint(*parts) -> str:
@@ -134,21 +137,14 @@ def load_game(game_dir: str | Path) -> Game:
     except VideoError as exc:
         raise AnalysisError(str(exc)) from exc
     require_readable_end(video, info)
-    try:
-        cal = load_calibration(cpath)
-        cam = next(iter(cal.cameras))
-        require_seats(cal, cam, list(range(1, 11)))
-    except (CalibrationError, StopIteration) as exc:
-        raise AnalysisError(f"{cpath}: {exc or 'no camera in the calibration'}") from exc
-    found = check_calibration(cal, (info.width, info.height), cam=cam)
-    # Missing, overlapping or out-of-frame seats make per-seat results meaningless;
-    # small or empty seats only lower detection, which the analysis reports itself.
-    bad = [i for i in found if i.kind in (IssueKind.MISSING, IssueKind.OVERLAP, IssueKind.OUTSIDE)]
-    if bad:
-        raise AnalysisError(f"{cpath}: the calibration is not usable: " + "; ".join(i.message for i in bad[:5]))
+    checked = workspace_verdict(ws, (info.width, info.height))
+    if not checked.usable or checked.calibration is None or checked.camera is None:
+        raise AnalysisError(f"{cpath}: the calibration is not usable: "
+                            + "; ".join(checked.verdict.refusal_lines[:5]))
+    cal, cam, verdict = checked.calibration, checked.camera, checked.verdict
     cams = protocol.cameras or ()
     offset = float(getattr(cams[0], "offset", 0.0) or 0.0) if cams else 0.0
-    warnings = [f"{cpath.name}: {i.message}" for i in found if i not in bad]
+    warnings = [f"{cpath.name}: {line}" for line in verdict.warning_lines]
     return Game(ws, protocol, rep, build_timeline(protocol, rep), video, info, cal, cam, offset, warnings)
 
 
@@ -248,6 +244,7 @@ def _extract_step(game, schedule, obs_path: Path, step: str, fp_cal, force: bool
                                 "cpu": rep.cpu})
     else:
         stats.skipped.append(step)  # this run decoded nothing: the landmarks are stored
+        say(step, 1.0, "stored from an earlier run")
     stats.wall[step] = time.perf_counter() - t0
 
 
@@ -255,7 +252,7 @@ REFINE_VERSION = 3      # bumped when what makes a glimpse changes: a kept plan 
 
 
 def _refine_step(game, schedule, intervals, obs_path: Path, fp_cal, workers: int, say, stats: Stats,
-                 gate: bool = True) -> None:
+                 gate: bool = True, tracker: RunProgress | None = None) -> None:
     """A closer look (review.refine) where the schedule's sparse frames glimpsed
     a rare act. The plan is kept beside the store: once the closer look has
     added frames, the glimpses read from the store would differ, and a resumed
@@ -280,6 +277,8 @@ def _refine_step(game, schedule, intervals, obs_path: Path, fp_cal, workers: int
                                                   None if r.models is None else list(r.models)]
                                                  for r in fine.ranges]})
     stats.wall["refine_plan"] = time.perf_counter() - t0
+    if tracker is not None:
+        tracker.replan("extract_refine", UNIT_COSTS["extract"] * schedule_seconds(fine)[1])
     if fine.ranges:
         _extract_step(game, fine, obs_path, "extract_refine", fp_cal, False, workers, say, stats, gate)
 
@@ -361,7 +360,9 @@ def analyze(game_dir: str | Path, progress: Progress | None = None, workers: int
 
 
 def _analyze(game_dir, progress, workers, only, anchors, force, gate) -> Stats:
-    say = progress or (lambda step, frac, msg: None)
+    tracker = RunProgress.for_game()
+    say = tracker.reporter(progress)
+    say("load", 0.0, "reading the protocol, the recording and the calibration")
     stats = Stats()
     t_start = time.perf_counter()
     game = load_game(game_dir)
@@ -390,12 +391,16 @@ def _analyze(game_dir, progress, workers, only, anchors, force, gate) -> Stats:
         schedule = plan_schedule(placed, game.info.duration, only=only)
     else:
         schedule = coarse_schedule(game.info.duration)
+    tracker.plan_game(game.info.duration, schedule_seconds(schedule)[1],
+                      sum(iv.t1 - iv.t0 for iv in game.timeline if iv.kind.value == "vote_call"
+                          and iv.t0 is not None and iv.t1 is not None), has_times)
     obs_path = ws.observations_path
     _extract_step(game, schedule, obs_path, "extract", fp_cal, force, workers, say, stats, gate)
     if has_times:
-        _refine_step(game, schedule, placed, obs_path, fp_cal, workers, say, stats, gate)
+        _refine_step(game, schedule, placed, obs_path, fp_cal, workers, say, stats, gate, tracker)
 
     # ---- align: states → tracks → marks → alignment
+    say("align", 0.0, "seat states, tracks and the timeline on the video clock")
     t0 = time.perf_counter()
     span = None
     if only and has_times and schedule.ranges:
@@ -409,12 +414,13 @@ def _analyze(game_dir, progress, workers, only, anchors, force, gate) -> Stats:
         # with what it saw.
         dense = plan_schedule(alignment.intervals, game.info.duration, only=only,
                               slack=placement_slack(alignment))
+        tracker.replan("extract_dense", UNIT_COSTS["extract"] * schedule_seconds(dense)[1])
         _extract_step(game, dense, obs_path, "extract_dense", fp_cal, False, workers, say, stats, gate)
-        _refine_step(game, dense, alignment.intervals, obs_path, fp_cal, workers, say, stats, gate)
+        _refine_step(game, dense, alignment.intervals, obs_path, fp_cal, workers, say, stats, gate, tracker)
         t0 = time.perf_counter()
         tracks, alignment, marks, frames = _align_step(game, obs_path, anchors, has_times, stats)
         stats.wall["align"] += time.perf_counter() - t0
-    return _after_align(game, tracks, frames, alignment, marks, has_times, stats, only, fp_cal, say)
+    return _after_align(game, tracks, frames, alignment, marks, has_times, stats, only, fp_cal, say, tracker)
 
 
 def _anchors(ws: GameWorkspace, given: Mapping[str, float] | None) -> dict[str, float]:
@@ -452,7 +458,8 @@ def realign(game_dir: str | Path, anchors: Mapping[str, float] | None = None,
 
 
 def _after_align(game: Game, tracks, frames, alignment, marks, has_times: bool, stats: Stats,
-                 only: Sequence[str] | None, fp_cal: str, say) -> Stats:
+                 only: Sequence[str] | None, fp_cal: str, say,
+                 tracker: RunProgress | None = None) -> Stats:
     ws = game.ws
     write_json_atomic(ws.alignment_path, alignment.to_dict())
     write_json_atomic(ws.timeline_path, timeline_to_json(alignment.intervals, game.replay.profile))
@@ -463,6 +470,7 @@ def _after_align(game: Game, tracks, frames, alignment, marks, has_times: bool, 
     stats.needs_anchor = alignment.needs_anchor
 
     # ---- landings and lifts near "Thank you", timed to the frame
+    say("landing", 0.0, "vote fists near \"thank you\" at the full frame rate")
     placements = _landing_step(game, alignment.intervals, fist_placements(tracks), fp_cal, stats, only)
 
     # ---- where a seat could not be judged (review.view): its cells stay unverified, its fouls unraised
@@ -471,6 +479,7 @@ def _after_align(game: Game, tracks, frames, alignment, marks, has_times: bool, 
     stats.wall["view"] = time.perf_counter() - t0
 
     # ---- recount
+    say("recount", 0.0, "every vote call")
     t0 = time.perf_counter()
     recounts = recount(alignment.intervals, placements, game.replay.profile,
                        unseen_cells(alignment.intervals, unseen))
@@ -480,26 +489,37 @@ def _after_align(game: Game, tracks, frames, alignment, marks, has_times: bool, 
     write_recount(ws, recounts)
     ws.mark_done("recount", {"calls": len(recounts)})
     stats.wall["recount"] = time.perf_counter() - t0
+    fit = measure_fit(game.protocol, alignment, recounts, only)
 
     # ---- checks
+    say("checks", 0.0, "rule checks")
     t0 = time.perf_counter()
     ctx = CheckContext(game.protocol, game.replay, alignment.intervals, tracks)
     incidents, unseen = withhold(run_checks(ctx, recounts), unseen)
     if only:
         incidents = [i for i in incidents if i.source.value != "video" or _selected(i.phase.key, only)]
+    # no foul from the video where the record could not be placed (review/record_fit.py)
+    incidents = fit.keep(incidents, alignment.intervals)
+    write_json_atomic(ws.analysis_dir / RECORD_FIT_FILE, fit.to_json())
+    stats.record_fit = fit.summary()
+    if not fit.fits or fit.withheld:
+        stats.warnings.append(fit.message)
     incidents = with_placement(incidents, alignment, {iv.key for iv in game.timeline if iv.t0 is None})
     stats.wall["checks"] = time.perf_counter() - t0
     stats.abstentions = [a.to_json() for a in unseen]
     abstained = tuple(stats.abstentions)
 
-    save_incidents(ws.incidents_path, incidents, game=_game_meta(game), abstentions=abstained)
+    save_incidents(ws.incidents_path, incidents, game=_game_meta(game, stats.record_fit), abstentions=abstained)
     ws.mark_done("checks", {"incidents": len(incidents)})
 
     # ---- clips (evidence), then the incidents again with their evidence paths
+    if tracker is not None:
+        tracker.replan("clips", UNIT_COSTS["clips"] * len(incidents))
+    say("clips", 0.0, f"evidence for {len(incidents)} incidents")
     t0 = time.perf_counter()
     from .clips import attach_evidence
     incidents = attach_evidence(ws, game.video, game.calibration, game.cam, incidents, say)
-    save_incidents(ws.incidents_path, incidents, game=_game_meta(game), abstentions=abstained)
+    save_incidents(ws.incidents_path, incidents, game=_game_meta(game, stats.record_fit), abstentions=abstained)
     ws.mark_done("clips", {"incidents": len(incidents)})
     stats.wall["clips"] = time.perf_counter() - t0
     write_json_atomic(ws.stats_path, stats.to_json())
@@ -507,10 +527,12 @@ def _after_align(game: Game, tracks, frames, alignment, marks, has_times: bool, 
     return stats
 
 
-def _game_meta(game: Game) -> dict:
+def _game_meta(game: Game, fit: dict | None = None) -> dict:
     meta = dict(game.protocol.game or {})
     meta["profile"] = game.replay.profile.name
     meta["video"] = game.video.name
+    if fit is not None:
+        meta["record_fit"] = fit
     return meta
 
 

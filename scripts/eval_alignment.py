@@ -103,9 +103,9 @@ def make_workspace(game: Path, work: Path, timed: bool, audio: bool = True) -> P
 def run(game: Path, work: Path, timed: bool, workers: int, quiet: bool, audio: bool = True) -> dict:
     ws_dir = make_workspace(game, work, timed, audio)
 
-    def progress(step, frac, msg):
+    def progress(report):
         if not quiet:
-            print(f"\r{step:>8} {frac:6.1%} {msg[:60]:<60}", end="", file=sys.stderr, flush=True)
+            print(f"\r{report.text[:90]:<90}", end="", file=sys.stderr, flush=True)
 
     t0 = time.perf_counter()
     stats = analyze(ws_dir, progress=progress, workers=workers)

@@ -70,20 +70,19 @@ def _seconds(text: str) -> float:
 
 
 def _run(args, quiet: bool):
+    from mafvar.terminal import ProgressLine, library_log
     from review.pipeline import AnalysisError, analyze
 
-    def progress(step, frac, msg):
-        if not quiet:
-            print(f"\r{step:>8} {frac:6.1%} {msg[:60]:<60}", end="", file=sys.stderr, flush=True)
-
-    try:
-        stats = analyze(args.game_dir, progress=progress, workers=args.workers, only=args.phase,
-                        anchors=_anchors(args.anchor), force=args.force, gate=args.gate)
-    except AnalysisError as exc:
-        raise UserError(str(exc)) from None
-    finally:
-        if not quiet:
-            print(file=sys.stderr)
+    with library_log(args.game_dir) as term:
+        line = ProgressLine(term) if not quiet else None
+        try:
+            stats = analyze(args.game_dir, progress=line.show if line else None, workers=args.workers,
+                            only=args.phase, anchors=_anchors(args.anchor), force=args.force, gate=args.gate)
+        except AnalysisError as exc:
+            raise UserError(str(exc)) from None
+        finally:
+            if line is not None:
+                line.close()
     return stats
 
 
