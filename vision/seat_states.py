@@ -29,7 +29,7 @@ from typing import Mapping
 
 import numpy as np
 
-from vision.calibration import Box, Calibration, SeatRegion, expected_head
+from vision.calibration import Box, Calibration, SeatRegion, estimated_hand_px, expected_head
 from vision.hands.classify import HandState, classify_hand, fingertip_down, upright_thumb_fist_score
 from vision.hands.fingers import INDEX, finger_direction, finger_extensions
 from vision.faces.mask_read import PREFIX as MESH_PREFIX, judge
@@ -125,6 +125,12 @@ HEAD_WINDOW = "app_head_"  # the learned head window's class probabilities among
 # 13-26 px heads (tuning seed 4000, 640x480, dim) read masked players as bare
 # in up to a fifth of their night frames: nine peeks that never happened.
 MIN_MASK_HEAD_PX = 32.0
+# The table zone is judged only where a seated player's hand is at least this
+# many source pixels (vision.calibration.estimated_hand_px): half the 50 px the
+# hand models need, past the ~3x upscaling that still adds detail twice over.
+# Below it "no hand found" says nothing of a vote: a low-camera venue (bank
+# seed 1002, hands ~17 px) judged two cells "no vote" where fists stood.
+MIN_ZONE_HAND_PX = 25.0
 # the confidence of a "cannot judge the mask" frame (it accuses no one)
 UNREAD_CONF = 1.0
 # a learned window's class (body: touch, hand at the face, raised, night,
@@ -430,7 +436,11 @@ def classify_frame(lm: SeatLandmarks, seats: dict[int, SeatRegion],
     _arms_and_presence(r, raised, on_table)
     if "body" in r.app:
         _body_window(r, views)
-    if committed_form_model() is not None and (r.zone_views or "zone" in r.app):
+    if estimated_hand_px(r.region.body) < MIN_ZONE_HAND_PX:
+        # no hand in the zone is no evidence of no vote here: the zone cannot be judged
+        r.drop(Observed.FIST_ON_TABLE)
+        r.add(Observed.ZONE_UNREAD, UNREAD_CONF, "small")
+    elif committed_form_model() is not None and (r.zone_views or "zone" in r.app):
         _zone_vote(r)
     elif "zone" in r.app:
         _zone_window(r)
@@ -927,5 +937,5 @@ def _zone_fists(frames: list[FrameState], landmarks: list[SeatLandmarks], th: Th
     return out
 
 
-__all__ = ["Thresholds", "DEFAULT", "classify_frames", "classify_frame", "mask_state", "head_reading", "MIN_MASK_HEAD_PX",
+__all__ = ["Thresholds", "DEFAULT", "classify_frames", "classify_frame", "mask_state", "head_reading", "MIN_MASK_HEAD_PX", "MIN_ZONE_HAND_PX",
            "pose_owner", "hand_owner", "view_hand", "vote_form", "body_anchor"]

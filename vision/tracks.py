@@ -36,7 +36,7 @@ class Observed(StrEnum):
     FINGERS_SHOWN = "fingers_shown"    # [count 0-5]
     POINTING = "pointing"
     FIST_ON_TABLE = "fist_on_table"    # [form: thumb_up, fist, palm, fingertip]
-    ZONE_UNREAD = "zone_unread"        # cannot judge the table zone [why: no_hand, forms_disagree]
+    ZONE_UNREAD = "zone_unread"        # cannot judge the table zone [why: no_hand, forms_disagree, small]
     TOUCH = "touch"                    # [neighbour seat]
     STANDING = "standing"
     SEAT_EMPTY = "seat_empty"
