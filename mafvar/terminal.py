@@ -30,6 +30,9 @@ class ProgressLine:
             self.out.write("\r" + text + " " * pad)
             self._width = len(text)
         else:  # a log or a pipe: a line per change of stage, never a wall of carriage returns
+            if report.stage == "load":
+                # inputs are still being checked: a refusal there stays the one line it promises
+                return
             key = (report.stage, int(report.fraction * 10))
             if key == getattr(self, "_last", None):
                 return

@@ -489,7 +489,7 @@ def _after_align(game: Game, tracks, frames, alignment, marks, has_times: bool, 
     write_recount(ws, recounts)
     ws.mark_done("recount", {"calls": len(recounts)})
     stats.wall["recount"] = time.perf_counter() - t0
-    fit = measure_fit(game.protocol, alignment, recounts, only)
+    fit = measure_fit(game.protocol, alignment, recounts, only, game.info.duration)
 
     # ---- checks
     say("checks", 0.0, "rule checks")

@@ -186,9 +186,16 @@ def _containing(inc: Incident, intervals) -> str | None:
 
 
 def measure_fit(protocol: Protocol, alignment: Alignment, recounts: Sequence[CallRecount],
-                only: Sequence[str] | None = None) -> RecordFit:
-    """How much of the record the recording shows (`only`: the phases analysed)."""
+                only: Sequence[str] | None = None, duration: float | None = None) -> RecordFit:
+    """How much of the record the recording shows (`only`: the phases analysed;
+    `duration`: the video's length, past which no mark can be found: a recording
+    that stops before the game ends is said so elsewhere, it is not another game)."""
+    starts = {p.interval.key: p.interval.t0 for p in alignment.placements}
+
     def wanted(key: str) -> bool:
+        t0 = starts.get(key)
+        if duration is not None and t0 is not None and t0 >= duration:
+            return False
         return not only or any(key == k or key.startswith(k + ".") or k.startswith(key + ".") for k in only)
 
     matched = {k for k in alignment.matched if wanted(k.split(":", 1)[1])}
