@@ -159,19 +159,26 @@ def test_a_seat_unseen_only_in_the_last_call_still_counts_there_by_default():
     assert not [x for c in rc for x in c.voters if x.seat == 9 and x.flags]
 
 
+def game_long_views(head, body) -> list[WindowView]:
+    """The head and body class of every seat in every second of the test game
+    (nights: 0-10 s and 20-50 s), from `head(seat, i, night)` and `body(...)`."""
+    v = []
+    for i in range(71):
+        night = i < 10 or 20 <= i < 50
+        for seat in range(1, 11):
+            v.append(WindowView(seat, float(i), "head", (), head(seat, i, night)))
+            v.append(WindowView(seat, float(i), "body", (), body(seat, i, night)))
+    return v
+
+
 def test_a_window_that_misreads_a_seat_all_game_is_not_believed_there():
     # seat 4's body window says "standing" through the whole day (a view it was not
     # trained on): its stand-up is not raised, seat 9's (seen at rest all day) is
     p = game()
     rep = replay(p)
     tl = build_timeline(p, rep)
-    v = []
-    for i in range(71):
-        night = i < 10 or 20 <= i < 50
-        for seat in range(1, 11):
-            v.append(WindowView(seat, float(i), "head", (), "mask_on" if night else "mask_off"))
-            body = "standing" if seat == 4 else "night" if night else "rest"
-            v.append(WindowView(seat, float(i), "body", (), body))
+    v = game_long_views(lambda seat, i, night: "mask_on" if night else "mask_off",
+                        lambda seat, i, night: "standing" if seat == 4 else "night" if night else "rest")
     found = abstentions(tl, v)
     assert {(a.seat, a.window) for a in found} == {(4, "body")}
     assert all("implausible" in a.why for a in found)
@@ -187,15 +194,13 @@ def test_a_mask_reader_wrong_in_a_sixth_of_a_seats_frames_is_not_believed_there(
     p = game()
     rep = replay(p)
     tl = build_timeline(p, rep)
-    v = []
-    for i in range(71):
-        night = i < 10 or 20 <= i < 50
-        for seat in range(1, 11):
-            wrong = seat == 5 and i % 6 == 0
-            head = ("mask_off" if wrong else "mask_on") if night else ("mask_on" if wrong else "mask_off")
-            body = ("rest" if wrong else "night") if night else ("night" if wrong else "rest")
-            v.append(WindowView(seat, float(i), "head", (), head))
-            v.append(WindowView(seat, float(i), "body", (), body))
+    def wrong(seat: int, i: int) -> bool:
+        return seat == 5 and i % 6 == 0
+
+    v = game_long_views(
+        lambda seat, i, night: ("mask_off" if night else "mask_on") if wrong(seat, i) else
+        ("mask_on" if night else "mask_off"),
+        lambda seat, i, night: ("rest" if night else "night") if wrong(seat, i) else ("night" if night else "rest"))
     shares = implausible(tl, {(s, w): [x for x in v if (x.seat, x.window) == (s, w)]
                               for s in range(1, 11) for w in ("head", "body")})
     assert set(shares) == {(5, "head")} and 0.10 < shares[(5, "head")] < 0.25
