@@ -47,7 +47,7 @@ class GameProposal:
     verdict: Verdict
     problems: list[str]
     fit: dict | None                     # the fitted table and camera, for people and tests
-    uncertain: str | None = None         # why the seats are a guess (too few players found)
+    uncertain: str | None = None         # why the seats are a guess (the fit's self-check failed)
 
     def to_json(self, written: Path | None = None) -> dict:
         cam = next(iter(self.calibration.cameras))
@@ -131,7 +131,8 @@ def propose_for_game(game_dir: str | Path, n_frames: int = FRAMES,
                "table": {"length_m": round(2 * table.a, 2), "width_m": round(2 * table.b, 2),
                          "shape": "oval" if table.exponent < 3 else "rectangle",
                          "seat_spacing_m": round(table.spacing, 2), "head_gap_m": round(table.head_gap, 2)},
-               "heads_found": len(proposal.heads), "seats_seen": proposal.seats_seen}
+               "heads_found": len(proposal.heads), "seats_seen": proposal.seats_seen,
+               "check": None if proposal.check is None else proposal.check.to_json()}
     return GameProposal(ws.root, video, [f.t for f in frames], size, proposal.calibration, dict(proposal.seen),
                         verdict, list(proposal.problems), fit, proposal.uncertain)
 

@@ -126,6 +126,7 @@ def main() -> int:
     ap.add_argument("--work", type=Path, default=Path("/tmp/eval_calibrate"))
     args = ap.parse_args()
     games_right = 0
+    counts: dict[str, int] = {}
     rows = []
     for src in args.dirs:
         if not (src / "calibration.json").is_file() or not list(src.glob("*.mp4")):
@@ -138,10 +139,21 @@ def main() -> int:
         r = score(src / "calibration.json", proposal)
         rows.append(r)
         games_right += r["right"] == 10
+        # what `mafvar calibrate` writes unasked: ten seats and no doubt
+        written = proposal.uncertain is None and len(next(iter(proposal.calibration.cameras.values())).seats) == 10
+        status = ("right" if r["right"] == 10 else "WRONG") if written else "not written"
+        counts[status] = counts.get(status, 0) + 1
         line = (f"{src.name}: seats right {r['right']}/10, body IoU min {r['iou_min']:.2f} median "
                 f"{r['iou_median']:.2f}, numbering {'right' if r['numbering'] else 'WRONG'}, zone IoU min "
                 f"{r['zone_min']:.2f} median {r['zone_median']:.2f}, players found {r['seen']}/10, "
-                f"proposal {cpu:.0f} s CPU ({len(proposal.times)} frames)")
+                f"proposal {cpu:.0f} s CPU ({len(proposal.times)} frames); {status}")
+        chk = (proposal.fit or {}).get("check")
+        if chk:
+            line += (f"\n    check: position {chk['position_error']:.2f} (worst {chk['worst_position_error']:.2f}), "
+                     f"size {chk['size_error']:.2f}, unexplained {chk['unexplained']}, spacing "
+                     f"{chk['spacing_m']:.2f} m, gap {chk['gap_of_spacing']:.1f}, camera "
+                     f"{chk['camera_height_m']:.1f} m, rival {chk['rival']}")
+        line += "\n    " + ("UNCERTAIN: " + proposal.uncertain if proposal.uncertain else "; ".join(proposal.problems) or "confident")
         if args.recount:
             phases = args.phase or vote_phases(game)
             if not phases:
@@ -152,7 +164,9 @@ def main() -> int:
                 for k, a, b in c["differ"][:5]:
                     line += f"\n    {k}: rendered calibration {a}, proposal {b}"
         print(line, flush=True)
-    print(f"games with every seat right: {games_right} of {len(rows)}")
+    print(f"games with every seat right: {games_right} of {len(rows)}; written and right "
+          f"{counts.get('right', 0)}, written and WRONG (confidently wrong) {counts.get('WRONG', 0)}, "
+          f"not written (uncertain or no table) {counts.get('not written', 0)}")
     return 0
 
 

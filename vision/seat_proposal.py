@@ -38,6 +38,38 @@ HEAD_MATCH = 1.0
 # not determined (a mirrored or shifted table explains them as well) and the
 # numbers may be wrong. Such a proposal is shown, never written unseen.
 MIN_PLAYERS_FOR_FIT = 6
+# The self-check (`check_fit`), measured on rendered tuning clips (seeds 5300-5315,
+# `scripts/eval_calibrate.py`): a fit is a guess when any of these fails.
+MAX_POSITION_ERROR = 0.35      # median distance of a found head from its seat's head (head widths)
+MAX_SIZE_ERROR = 0.35          # median |log(found / predicted head width)|
+SPACING_RANGE = (0.45, 0.85)   # metres between seats
+MIN_GAP_OF_SPACING = 1.5       # the judge's gap, in seat spacings
+HEIGHT_RANGE = (0.5, 3.5)      # camera over the table top (m)
+MAX_RIVAL = 0.9                # another numbering's support over the chosen's
+
+@dataclass(frozen=True)
+class FitCheck:
+    """How well the fitted table explains what was found (`check_fit`): the
+    measured self-check that decides whether a proposal may be written unseen."""
+    players: int                  # seats whose player was found
+    position_error: float         # median distance of a found head from its seat's head (head widths)
+    worst_position_error: float   # the largest
+    size_error: float             # median |log(found width / seat's head width)|
+    unexplained: int              # players seen in most frames that no seat explains
+    spacing_m: float              # seat spacing of the fitted table
+    gap_of_spacing: float         # the judge's gap over the seat spacing (1: no head of the table)
+    camera_height_m: float        # the fitted camera over the table top
+    rival: float | None           # support of the best fit that numbers the seats otherwise, over the chosen's
+    reasons: tuple[str, ...]      # why the proposal is a guess (empty: confident)
+
+    def to_json(self) -> dict:
+        return {"players": self.players, "position_error": round(self.position_error, 3),
+                "worst_position_error": round(self.worst_position_error, 3),
+                "size_error": round(self.size_error, 3), "unexplained": self.unexplained,
+                "spacing_m": round(self.spacing_m, 3), "gap_of_spacing": round(self.gap_of_spacing, 2),
+                "camera_height_m": round(self.camera_height_m, 2),
+                "rival": None if self.rival is None else round(self.rival, 3), "reasons": list(self.reasons)}
+
 
 @dataclass
 class SeatProposal:
@@ -47,7 +79,8 @@ class SeatProposal:
     frames: int
     seen: dict[int, bool] = field(default_factory=dict)     # seat -> a found head is its player
     problems: list[str] = field(default_factory=list)
-    uncertain: str | None = None      # why the seats are a guess (too few players found), else None
+    uncertain: str | None = None      # why the seats are a guess (`check`'s reasons), else None
+    check: FitCheck | None = None
 
     @property
     def seats_seen(self) -> list[int]:
@@ -93,7 +126,7 @@ def propose_seats(frames: Sequence[np.ndarray], finder: PeopleFinder | None = No
             if progress is not None:
                 progress(i + 1, len(frames) + 1)
         # a player seen in one frame of many is more likely a passer-by than a seat
-        fit, heads = _fit_and_look_again(frames, per_frame, finder, (w, h))
+        fit, heads, rival = _fit_and_look_again(frames, per_frame, finder, (w, h))
         if progress is not None:
             progress(len(frames) + 1, len(frames) + 1)
     finally:
@@ -104,11 +137,55 @@ def propose_seats(frames: Sequence[np.ndarray], finder: PeopleFinder | None = No
                             problems=[f"only {len(heads)} players found on {len(frames)} frames: too few "
                                       f"to place the table (at least 4 are needed)"])
     proposal = _proposal(fit, heads, (w, h), cam, len(frames))
-    if len(proposal.seats_seen) < MIN_PLAYERS_FOR_FIT:
-        proposal.uncertain = (f"only {len(proposal.seats_seen)} of 10 players found on {len(frames)} frames "
-                              f"(at least {MIN_PLAYERS_FOR_FIT} fix the table): the seats and their numbers "
-                              f"are a guess; check every seat over the frame")
+    proposal.check = check_fit(fit, heads, proposal.seen, rival)
+    if proposal.check.reasons:
+        proposal.uncertain = (f"{'; '.join(proposal.check.reasons)} ({len(frames)} frames): the seats and their "
+                              f"numbers are a guess; check every seat over the frame")
     return proposal
+
+
+def check_fit(fit: Fit, heads: Sequence[Head], seen: dict[int, bool], rival: float | None = None) -> FitCheck:
+    """The measured self-check of a fit: how many players it rests on, how far the
+    heads found lie from their seats' heads, whether the table is one a game is
+    played at, and whether another table explained the frames nearly as well.
+    Each failed test is a reason the proposal is a guess."""
+    pred, pred_w = predicted_heads(fit.camera, fit.table)
+    pos, size = [], []
+    for s, j in fit.matched.items():
+        hd = heads[j]
+        pos.append(math.dist((hd.x, hd.y), pred[s - 1]) / max(pred_w[s - 1], 1.0))
+        size.append(abs(math.log(max(hd.width, 1.0) / max(pred_w[s - 1], 1.0))))
+    players = sum(1 for ok in seen.values() if ok)
+    unexplained = sum(1 for j, hd in enumerate(heads) if j not in fit.matched.values() and hd.weight >= 0.5)
+    table = fit.table
+    gap = table.head_gap / max(table.spacing, 1e-6)
+    height = float(fit.camera.position[2])
+    pos_med = float(np.median(pos)) if pos else math.inf
+    worst = float(max(pos)) if pos else math.inf
+    size_med = float(np.median(size)) if size else math.inf
+    reasons = []
+    if players < MIN_PLAYERS_FOR_FIT:
+        reasons.append(f"only {players} of 10 players found (at least {MIN_PLAYERS_FOR_FIT} fix the table)")
+    if pos_med > MAX_POSITION_ERROR:
+        reasons.append(f"the players found sit {pos_med:.2f} head widths from their seats "
+                       f"(median; a table that fits is within {MAX_POSITION_ERROR})")
+    if size_med > MAX_SIZE_ERROR:
+        reasons.append(f"the heads found are {math.exp(size_med):.2f} times larger or smaller than the table "
+                       f"puts them (median; a table that fits is within {math.exp(MAX_SIZE_ERROR):.2f})")
+    if not SPACING_RANGE[0] <= table.spacing <= SPACING_RANGE[1]:
+        reasons.append(f"the fitted seats are {table.spacing:.2f} m apart (a game table's are "
+                       f"{SPACING_RANGE[0]}-{SPACING_RANGE[1]} m)")
+    if gap < MIN_GAP_OF_SPACING:
+        reasons.append(f"no clear head of the table (the widest gap is {gap:.1f} seat spacings): "
+                       f"seat 1 may be elsewhere")
+    if not HEIGHT_RANGE[0] <= height <= HEIGHT_RANGE[1]:
+        reasons.append(f"the fitted camera is {height:.1f} m over the table (a venue's is "
+                       f"{HEIGHT_RANGE[0]}-{HEIGHT_RANGE[1]} m)")
+    if rival is not None and rival >= MAX_RIVAL:
+        reasons.append(f"another table with other seat numbers fits the frames nearly as well "
+                       f"({rival:.0%} of the support)")
+    return FitCheck(players, pos_med, worst, size_med, unexplained, float(table.spacing), float(gap), height,
+                    rival, tuple(reasons))
 
 
 def _kept(per_frame: Sequence[Sequence[FoundHead]]) -> list[Head]:
@@ -117,27 +194,31 @@ def _kept(per_frame: Sequence[Sequence[FoundHead]]) -> list[Head]:
     return [hd for hd in merge_frames(per_frame) if hd.weight >= min(0.5, 1.5 / n)]
 
 
-def _fit_and_look_again(frames, per_frame, finder, size) -> tuple[Fit | None, list[Head]]:
+def _fit_and_look_again(frames, per_frame, finder, size) -> tuple[Fit | None, list[Head], float | None]:
     """Fit the table; where each of the best few fits puts a player nobody found,
     look again (`PeopleFinder.head_near`). The fit whose seats the frames confirm
-    most wins; it is fitted again with every head found."""
+    most wins; it is fitted again with every head found. Also returns how much
+    support the best fit with other seats had, over the winner's (None: no rival
+    was tried)."""
     heads = _kept(per_frame)
-    best: tuple[int, float, Fit, list[list[FoundHead]]] | None = None
+    tried: list[tuple[int, float, Fit, list[list[FoundHead]]]] = []
     for fit in fit_candidates(heads, size):
         extra = _look_again(frames, fit, finder, per_frame)
         seats = len(fit.matched) + len({k for found in extra for k, _ in found})
-        if best is None or (seats, -fit.cost) > (best[0], -best[1]):
-            best = (seats, fit.cost, fit, [[hd for _, hd in found] for found in extra])
+        tried.append((seats, fit.cost, fit, [[hd for _, hd in found] for found in extra]))
         if seats == 10:
             break
-    if best is None:
-        return None, heads
+    if not tried:
+        return None, heads, None
+    best = max(tried, key=lambda t: (t[0], -t[1]))
     _, _, fit, confirmed = best
+    rivals = [t[0] for t in tried if t is not best]
+    rival = max(rivals) / max(1, best[0]) if rivals else None
     if any(confirmed):
         heads = _kept([list(a) + b for a, b in zip(per_frame, confirmed)])
         # from the fit the frames confirmed (a fit from scratch may pick another table)
         fit = refit(fit, heads, size)
-    return fit, heads
+    return fit, heads, rival
 
 
 def _look_again(frames: Sequence[np.ndarray], fit: Fit, finder: PeopleFinder,

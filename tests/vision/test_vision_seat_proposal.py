@@ -1,0 +1,62 @@
+"""The table fit's self-check (`vision.seat_proposal.check_fit`): a proposal is
+written unseen only when the fitted table explains the players found.
+
+Heads are projected from a known camera and table (`vision.table_model`,
+the same geometry `mafvar synth` renders), so what the fit should find is
+known; no model runs here.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from vision.seat_proposal import check_fit
+from vision.table_model import Camera, Head, Table, fit_candidates, predicted_heads
+
+SIZE = (1280, 720)
+
+
+def _camera(azimuth_deg: float = 200.0, distance: float = 3.5, height: float = 2.2, fov: float = 40.0) -> Camera:
+    az = math.radians(azimuth_deg)
+    pos = (distance * math.cos(az), distance * math.sin(az), height)
+    return Camera(0.5 * SIZE[1] / math.tan(math.radians(fov / 2)), pos, math.atan2(-pos[1], -pos[0]),
+                  math.atan2(height - 0.3, distance), 0.0, 0.0, *SIZE)
+
+
+def _heads(cam: Camera, table: Table, seats=range(1, 11)) -> list[Head]:
+    pred, width = predicted_heads(cam, table)
+    return [Head(float(pred[s - 1, 0]), float(pred[s - 1, 1]), float(width[s - 1])) for s in seats]
+
+
+def _check(heads: list[Head]):
+    fit = fit_candidates(heads, SIZE)[0]
+    return fit, check_fit(fit, heads, {s: s in fit.matched for s in range(1, 11)})
+
+
+@pytest.mark.slow
+def test_a_table_that_explains_every_player_is_confident_and_numbered_from_the_judges_left():
+    fit, check = _check(_heads(_camera(), Table(1.55, 0.9, 2.0, 0.6)))
+    assert check.reasons == ()
+    assert check.players == 10 and check.position_error < 0.05 and check.size_error < 0.05
+    assert fit.matched == {s: s - 1 for s in range(1, 11)}
+    assert check.gap_of_spacing > 2 and 0.5 < check.spacing_m < 0.7
+
+
+@pytest.mark.slow
+def test_five_players_found_are_a_guess_that_says_so():
+    _, check = _check(_heads(_camera(), Table(1.55, 0.9, 2.0, 0.6), seats=(1, 3, 5, 7, 9)))
+    assert any("only 5 of 10 players found" in r for r in check.reasons), check.reasons
+
+
+@pytest.mark.slow
+def test_heads_that_no_table_explains_are_a_guess_with_the_reason():
+    """Eight heads strewn over the frame (detections by chance, a crowd): whatever
+    table the fit settles on, the check names what does not fit."""
+    rng = np.random.default_rng(1)
+    heads = [Head(float(x), float(y), float(w))
+             for x, y, w in zip(rng.uniform(100, 1200, 8), rng.uniform(150, 600, 8), rng.uniform(20, 60, 8))]
+    _, check = _check(heads)
+    assert check.reasons, check
+    assert any("head widths from their seats" in r or "larger or smaller" in r for r in check.reasons)
