@@ -26,7 +26,7 @@ from .workspace import GameWorkspace, WorkspaceError
 
 FORMAT = "mafvar-calibrate"
 VERSION = 1
-FRAMES = 4
+FRAMES = 6
 # Without protocol times, frames come from this stretch of the recording
 # (after the deal night, before players start leaving the table).
 UNTIMED_SPAN = (0.12, 0.45)

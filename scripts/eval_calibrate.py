@@ -28,7 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from review.calibrate import propose_for_game  # noqa: E402
+from review.calibrate import FRAMES, propose_for_game  # noqa: E402
 from vision.calibration import agreement, load_calibration  # noqa: E402
 from vision.video import probe  # noqa: E402
 
@@ -122,7 +122,7 @@ def main() -> int:
     ap.add_argument("dirs", nargs="+", type=Path)
     ap.add_argument("--recount", action="store_true", help="also compare the analyses' recounts")
     ap.add_argument("--phase", action="append", default=None, help="phases to analyse (default: the votes)")
-    ap.add_argument("--frames", type=int, default=4)
+    ap.add_argument("--frames", type=int, default=FRAMES)
     ap.add_argument("--work", type=Path, default=Path("/tmp/eval_calibrate"))
     args = ap.parse_args()
     games_right = 0

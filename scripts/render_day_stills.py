@@ -14,7 +14,6 @@ day; analyse only games rendered by `mafvar synth`.
 """
 from __future__ import annotations
 
-import argparse
 import subprocess
 import sys
 import time

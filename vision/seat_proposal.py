@@ -45,7 +45,8 @@ MAX_SIZE_ERROR = 0.35          # median |log(found / predicted head width)|
 SPACING_RANGE = (0.45, 0.85)   # metres between seats
 MIN_GAP_OF_SPACING = 1.5       # the judge's gap, in seat spacings
 HEIGHT_RANGE = (0.5, 3.5)      # camera over the table top (m)
-MAX_RIVAL = 0.9                # another numbering's support over the chosen's
+MAX_RIVAL = 0.9                # another numbering's support over the chosen's ...
+RIVAL_COST = 2.0               # ... when its cost is at most this many times the chosen's
 
 @dataclass(frozen=True)
 class FitCheck:
@@ -212,7 +213,9 @@ def _fit_and_look_again(frames, per_frame, finder, size) -> tuple[Fit | None, li
         return None, heads, None
     best = max(tried, key=lambda t: (t[0], -t[1]))
     _, _, fit, confirmed = best
-    rivals = [t[0] for t in tried if t is not best]
+    # a rival: a fit with other seats the frames confirm about as much, explaining the heads
+    # about as well (its cost over the winner's, at most `RIVAL_COST`)
+    rivals = [t[0] for t in tried if t is not best and t[1] <= RIVAL_COST * max(best[1], 1e-3)]
     rival = max(rivals) / max(1, best[0]) if rivals else None
     if any(confirmed):
         heads = _kept([list(a) + b for a, b in zip(per_frame, confirmed)])

@@ -49,6 +49,8 @@ START_REFINED = 24            # camera azimuths whose best framed guess is fitte
                               # start cost ranked the right one 11th on the untimed sample's frames)
 FITS_KEPT = 3                 # different fits handed on to be told apart by looking again
 SPACING_PRIOR_SD = 0.2        # log-sd of the seat spacing around 0.6 m
+MIN_HEAD_GAP_M = 0.9          # the judge's gap is at least this (below it the fit pays, 0.1 m a unit)
+PRIORS = 3                    # residuals after the heads' (spacing, distortion, head gap)
 
 
 @dataclass(frozen=True)
@@ -225,7 +227,7 @@ def _match(pred: np.ndarray, pred_w: np.ndarray, heads: list[Head], limit: float
 def _residuals(p, size, exponent, heads: list[Head], pairs: list[tuple[int, int]]) -> np.ndarray:
     cam, table = _unpack(p, size, exponent)
     if table.head_gap < 0.3 or cam.position[2] < 0.3:
-        return np.full(3 * len(pairs) + 2, 10.0)
+        return np.full(3 * len(pairs) + PRIORS, 10.0)
     pred, pw = predicted_heads(cam, table)
     res = []
     for k, j in pairs:
@@ -235,6 +237,9 @@ def _residuals(p, size, exponent, heads: list[Head], pairs: list[tuple[int, int]
                 sw * SIZE_WEIGHT * math.log(max(h.width, 1.0) / max(pw[k], 1.0))]
     res.append((p[10] - math.log(SEAT_SPACING_M)) / SPACING_PRIOR_SD)
     res.append(p[7] / 0.1)        # distortion: small unless the heads ask for it
+    # the judge's end: a game table leaves room for the judge (rendered tables 0.9-2.6 m);
+    # without it a table with the seats all round explains a row of heads as well
+    res.append(max(0.0, MIN_HEAD_GAP_M - table.head_gap) / 0.1)
     return np.array(res)
 
 
@@ -322,7 +327,7 @@ def _refine(p0, size, exponent, heads, rounds: int, nfev: int):
         p = result.x
     if result is None:
         return None
-    res = _residuals(p, size, exponent, heads, pairs)[:-2]
+    res = _residuals(p, size, exponent, heads, pairs)[:-PRIORS]
     # unmatched heads cost as much as a bad match: a fit that explains fewer heads is worse
     unmatched = len(heads) - len(pairs)
     cost = (float(np.sum(np.minimum(res ** 2, 4.0))) + 4.0 * unmatched * 3) / (3 * len(heads))

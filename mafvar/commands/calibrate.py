@@ -18,7 +18,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "is never replaced without --force (it is then kept as calibration.json.bak). With "
                     "--seat1/--flip alone, an existing calibration is renumbered instead of proposed again.")
     p.add_argument("game_dir", metavar="GAME_DIR")
-    p.add_argument("--frames", type=int, default=4, help="day frames to find the players on (default 4)")
+    p.add_argument("--frames", type=int, default=None, help="day frames to find the players on (default 6)")
     p.add_argument("--seat1", type=int, metavar="N", default=None,
                    help="the seat now numbered N becomes seat 1 (the judge's left was guessed wrong)")
     p.add_argument("--flip", action="store_true", help="number the seats the other way round the table")
@@ -33,11 +33,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run_calibrate(args) -> int:
     from mafvar.terminal import ProgressLine, library_log
-    from review.calibrate import CalibrateError, propose_for_game, save_proposal
+    from review.calibrate import FRAMES, CalibrateError, propose_for_game, save_proposal
     from review.calibration_verdict import workspace_verdict
     from review.workspace import GameWorkspace, WorkspaceError, is_game_dir
     from vision.calibration import CalibrationError, renumber, save_calibration
 
+    if args.frames is None:
+        args.frames = FRAMES
     if not 1 <= args.frames <= 30:
         raise UserError("--frames must be 1..30")
     if args.seat1 is not None and not 1 <= args.seat1 <= 10:
