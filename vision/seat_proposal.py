@@ -38,14 +38,18 @@ HEAD_MATCH = 1.0
 # not determined (a mirrored or shifted table explains them as well) and the
 # numbers may be wrong. Such a proposal is shown, never written unseen.
 MIN_PLAYERS_FOR_FIT = 6
+# The share of frames a head is found in to count as a seated player when enough are.
+STEADY = 0.75
 # The self-check (`check_fit`), measured on rendered tuning clips (seeds 5300-5315,
 # `scripts/eval_calibrate.py`): a fit is a guess when any of these fails.
+MIN_PLAYERS_SURE = 7           # players found (6 fit wrong tables as well: tuning seed 5305, 6 frames)
 MAX_POSITION_ERROR = 0.35      # median distance of a found head from its seat's head (head widths)
+MAX_WORST_POSITION = 0.6       # ... the farthest (right fits: at most 0.46; that wrong one: 0.66)
 MAX_SIZE_ERROR = 0.35          # median |log(found / predicted head width)|
 SPACING_RANGE = (0.45, 0.85)   # metres between seats
 MIN_GAP_OF_SPACING = 1.5       # the judge's gap, in seat spacings
 HEIGHT_RANGE = (0.5, 3.5)      # camera over the table top (m)
-MAX_RIVAL = 0.9                # another numbering's support over the chosen's ...
+MAX_RIVAL = 0.8                # another numbering's support over the chosen's ...
 RIVAL_COST = 2.0               # ... when its cost is at most this many times the chosen's
 
 @dataclass(frozen=True)
@@ -165,11 +169,14 @@ def check_fit(fit: Fit, heads: Sequence[Head], seen: dict[int, bool], rival: flo
     worst = float(max(pos)) if pos else math.inf
     size_med = float(np.median(size)) if size else math.inf
     reasons = []
-    if players < MIN_PLAYERS_FOR_FIT:
-        reasons.append(f"only {players} of 10 players found (at least {MIN_PLAYERS_FOR_FIT} fix the table)")
+    if players < MIN_PLAYERS_SURE:
+        reasons.append(f"only {players} of 10 players found (at least {MIN_PLAYERS_SURE} fix the table)")
     if pos_med > MAX_POSITION_ERROR:
         reasons.append(f"the players found sit {pos_med:.2f} head widths from their seats "
                        f"(median; a table that fits is within {MAX_POSITION_ERROR})")
+    elif worst > MAX_WORST_POSITION:
+        reasons.append(f"a player found sits {worst:.2f} head widths from the seat's head "
+                       f"(a table that fits has every one within {MAX_WORST_POSITION})")
     if size_med > MAX_SIZE_ERROR:
         reasons.append(f"the heads found are {math.exp(size_med):.2f} times larger or smaller than the table "
                        f"puts them (median; a table that fits is within {math.exp(MAX_SIZE_ERROR):.2f})")
@@ -190,9 +197,17 @@ def check_fit(fit: Fit, heads: Sequence[Head], seen: dict[int, bool], rival: flo
 
 
 def _kept(per_frame: Sequence[Sequence[FoundHead]]) -> list[Head]:
-    # a player seen in one frame of many is more likely a passer-by than a seat
+    """The heads the table is fitted to: those seen in most frames when at least
+    `MIN_PLAYERS_FOR_FIT` are (a seated player is found in nearly every frame; on
+    the tuning clips every true head at 0.8 and more, a face read on a hand or a
+    shirt at 0.5 and less, and one such head taking a seat put every seat off),
+    else those seen in more than one frame of many (a passer-by is seen in one)."""
     n = max(1, len(per_frame))
-    return [hd for hd in merge_frames(per_frame) if hd.weight >= min(0.5, 1.5 / n)]
+    merged = merge_frames(per_frame)
+    steady = [hd for hd in merged if hd.weight >= STEADY]
+    if len(steady) >= MIN_PLAYERS_FOR_FIT:
+        return steady
+    return [hd for hd in merged if hd.weight >= min(0.5, 1.5 / n)]
 
 
 def _fit_and_look_again(frames, per_frame, finder, size) -> tuple[Fit | None, list[Head], float | None]:
