@@ -275,7 +275,7 @@ def truth_marks(truth: dict) -> list[dict]:
     passes: dict[int, int] = {}
     for rnd in truth["phases"]["votes"]:
         day = rnd.get("day")
-        pass_index = passes.get(day, 0) if day is not None else None
+        pass_index = passes.get(day, 0) if day is not None else 0
         if day is not None and rnd.get("kind") in ("vote", "revote"):
             passes[day] = pass_index + 1
         for call in rnd["calls"]:
@@ -288,7 +288,7 @@ def truth_marks(truth: dict) -> list[dict]:
     return out
 
 
-def _call_key(day: int | None, kind: str | None, pass_index: int | None, candidate: int | None) -> str | None:
+def _call_key(day: int | None, kind: str | None, pass_index: int, candidate: int | None) -> str | None:
     """The timeline key of a truth vote call (engine.timeline): the same call in any
     protocol of the game, whatever its event numbering (an imported platform record
     has fewer events than the protocol the game was played from)."""
