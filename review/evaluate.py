@@ -76,7 +76,12 @@ def truth_cells(truth: dict) -> list[dict]:
     """Per truth vote call: time, candidate, eligible voters and the seats whose vote counts (defaults included)."""
     calls = []
     votes = truth.get("votes", [])
+    passes: dict[int, int] = {}
     for rid, rnd in enumerate(truth["phases"]["votes"]):
+        day = rnd.get("day")
+        pass_index = passes.get(day, 0) if day is not None else 0
+        if day is not None and rnd.get("kind") in ("vote", "revote"):
+            passes[day] = pass_index + 1
         if rnd.get("kind") == "raise":
             continue
         counted_any: set[int] = set()
@@ -85,7 +90,8 @@ def truth_cells(truth: dict) -> list[dict]:
             seats = {v["seat"] for v in votes if v["round"] == rid and v["call"] == ci and v["counts"]}
             counted_any |= seats
             per_call.append({"t": call["call"], "candidate": call["candidate"], "eligible": rnd["eligible"],
-                             "counted": seats, "true_count": call.get("true_count")})
+                             "counted": seats, "true_count": call.get("true_count"),
+                             "call_id": None if day is None else (day - 1, pass_index + 1, call["candidate"])})
         if per_call:
             per_call[-1]["counted"] = per_call[-1]["counted"] | (set(rnd["eligible"]) - counted_any)
         calls.extend(per_call)
@@ -140,6 +146,10 @@ def recount_cells(truth: dict, recount_calls) -> CellScore:
     for tc in truth_cells(truth):
         rc = min((c for c in recount_calls if c.candidate == tc["candidate"] and c.t_call is not None
                   and abs(c.t_call - tc["t"]) <= CALL_TOLERANCE), key=lambda c: abs(c.t_call - tc["t"]), default=None)
+        if rc is None:
+            # the same call placed elsewhere (its key): its cells are the analysis's verdict
+            # where it judged them (a wrong one), open where it left them open
+            rc = next((c for c in recount_calls if (c.round, c.pass_, c.candidate) == tc["call_id"]), None)
         counted = {v.seat for v in rc.voters if v.counted} if rc else set()
         open_ = rc.unverified_seats if rc else frozenset()
         if rc is None and any(c.candidate == tc["candidate"] and c.t_call is None for c in recount_calls):
@@ -272,13 +282,31 @@ def truth_marks(truth: dict) -> list[dict]:
     out = []
     for night in truth["phases"]["nights"]:
         out.append({"what": "nightfall", "key": f"r{night['index']}.night", "t": night["nightfall"]})
+    passes: dict[int, int] = {}
     for rnd in truth["phases"]["votes"]:
+        day = rnd.get("day")
+        pass_index = passes.get(day, 0) if day is not None else 0
+        if day is not None and rnd.get("kind") in ("vote", "revote"):
+            passes[day] = pass_index + 1
         for call in rnd["calls"]:
             ev = call.get("event")
-            out.append({"what": "call", "event": ev, "t": call["call"]})
-            out.append({"what": "window_open", "event": ev, "t": call.get("call_end"), "call": call["call"]})
-            out.append({"what": "window_close", "event": ev, "t": call.get("thanks")})
+            key = _call_key(day, rnd.get("kind"), pass_index, call.get("candidate"))
+            out.append({"what": "call", "event": ev, "call_key": key, "t": call["call"]})
+            out.append({"what": "window_open", "event": ev, "call_key": key, "t": call.get("call_end"),
+                        "call": call["call"]})
+            out.append({"what": "window_close", "event": ev, "call_key": key, "t": call.get("thanks")})
     return out
+
+
+def _call_key(day: int | None, kind: str | None, pass_index: int, candidate: int | None) -> str | None:
+    """The timeline key of a truth vote call (engine.timeline): the same call in any
+    protocol of the game, whatever its event numbering (an imported platform record
+    has fewer events than the protocol the game was played from)."""
+    if day is None:
+        return None
+    if kind in ("vote", "revote") and candidate is not None:
+        return f"r{day - 1}.vote.p{pass_index}.c{candidate}"
+    return f"r{day - 1}.raise" if kind == "raise" else None
 
 
 def _placed_time(mark: dict, iv: dict) -> float | None:
@@ -293,14 +321,22 @@ def _placed_time(mark: dict, iv: dict) -> float | None:
 def alignment_score(truth: dict, intervals: list[dict], tolerance: float = ALIGN_TOLERANCE) -> dict:
     """Per truth nightfall, vote call and window edge: the placed time's absolute error.
 
-    Nights are found by key (r<index>.night), vote calls by their protocol event
-    index (the interval's `event`). A mark with no placed time is a miss."""
+    Nights are found by key (r<index>.night), vote calls by their timeline key
+    (r<day-1>.vote.p<pass>.c<candidate>, r<day-1>.raise), or by their protocol event
+    index (the interval's `event`) in a truth without days. A mark with no placed
+    time is a miss."""
     nights = {iv["key"]: iv for iv in intervals if iv.get("kind") == "night"}
-    calls = {iv["event"]: iv for iv in intervals
-             if iv.get("kind") in ("vote_call", "raise_vote") and iv.get("event") is not None}
+    voting = [iv for iv in intervals if iv.get("kind") in ("vote_call", "raise_vote")]
+    calls = {iv["event"]: iv for iv in voting if iv.get("event") is not None}
+    by_key = {iv["key"]: iv for iv in voting}
     rows = []
     for m in truth_marks(truth):
-        iv = nights.get(m["key"]) if m["what"] == "nightfall" else calls.get(m["event"])
+        if m["what"] == "nightfall":
+            iv = nights.get(m["key"])
+        else:
+            # by the call's timeline key where the truth gives it: the analysed protocol's
+            # event numbers are the truth's only when it is the protocol the game was played from
+            iv = by_key.get(m["call_key"]) if m.get("call_key") in by_key else calls.get(m["event"])
         want = m["t"]
         if m["what"] == "window_open" and iv is not None:
             rule = (iv.get("details") or {}).get("window_opens_rule", "call_end")
