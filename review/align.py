@@ -16,7 +16,7 @@ their neighbours and get a lower confidence.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
@@ -95,6 +95,9 @@ class Alignment:
     clock: Clock | None
     matched: Mapping[str, Mark]  # expected key (kind:key) -> mark
     unmatched_expected: tuple[str, ...]
+    # "kind:key" -> why the utterance first taken for that call was not trusted (the call
+    # was then placed between its neighbours, and is listed for an anchor)
+    doubts: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def intervals(self) -> list[Interval]:
@@ -112,6 +115,7 @@ class Alignment:
                 "matched": {k: {"t": m.t, "source": m.source, "confidence": m.confidence}
                             for k, m in self.matched.items()},
                 "unmatched": list(self.unmatched_expected),
+                "doubted": [{"mark": k, "why": w} for k, w in self.doubts.items()],
                 "intervals": [{**p.interval.to_dict(), "confidence": round(p.confidence, 3),
                                "anchored_by": p.anchored_by} for p in self.placements],
                 "needs_anchor": self.needs_anchor}
@@ -495,12 +499,18 @@ def align(intervals: Sequence[Interval], marks: Sequence[Mark] = (),
                   for i, m in enumerate(marks)]
         back = {id(sm): m for sm, m in zip(scored, marks)}
         matches = {i: back.get(id(mk), mk) for i, mk in _match_around(expected, scored, pinned).items()}
+    doubts: dict[int, str] = {}
     if speech:
-        matches = _refine_with_speech(intervals, expected, matches, speech, pinned, clock)
+        basis: dict[int, str] = {}
+        matches = _refine_with_speech(intervals, expected, matches, speech, pinned, clock, basis)
+        if clock is None:
+            doubts = doubtful(expected, matches, basis, speech)
+            matches = {i: mk for i, mk in matches.items() if i not in doubts}
     matched = {f"{expected[i].kind}:{expected[i].key}": mk for i, mk in matches.items()}
     unmatched = tuple(f"{e.kind}:{e.key}" for i, e in enumerate(expected) if i not in matches)
     placements = _place(intervals, matched, clock)
-    return Alignment(tuple(placements), clock, matched, unmatched)
+    return Alignment(tuple(placements), clock, matched, unmatched,
+                     {f"{expected[i].kind}:{expected[i].key}": why for i, why in doubts.items()})
 
 
 def _expected_times(placements: Sequence[PlacedInterval]) -> dict[str, float]:
@@ -523,7 +533,8 @@ def _expected_times(placements: Sequence[PlacedInterval]) -> dict[str, float]:
 
 
 def _refine_with_speech(intervals: Sequence[Interval], expected: Sequence[Expected], matches: dict[int, Mark],
-                        speech: Sequence[Mark], pinned: Mapping[int, Mark], clock: Clock | None) -> dict[int, Mark]:
+                        speech: Sequence[Mark], pinned: Mapping[int, Mark], clock: Clock | None,
+                        basis: dict[int, str] | None = None) -> dict[int, Mark]:
     """Every spoken call takes the utterance starting nearest where the other evidence
     put it (ordered, so two calls never share one). A call placed by a mark seen or by
     the protocol's clock looks SPEECH_TOLERANCE s around it (SPEECH_TOLERANCE_VIDEO for
@@ -532,13 +543,18 @@ def _refine_with_speech(intervals: Sequence[Interval], expected: Sequence[Expect
     looked for a window's length after the end of its call, once the calls are placed."""
     out = dict(matches)
     for kinds in (SPOKEN - {"thanks"}, frozenset({"thanks"})):
-        out = _speech_pass(intervals, expected, out, speech, pinned, clock, kinds)
+        out = _speech_pass(intervals, expected, out, speech, pinned, clock, kinds,
+                           basis if basis is not None else {})
     return out
 
 
 def _speech_pass(intervals: Sequence[Interval], expected: Sequence[Expected], matches: dict[int, Mark],
                  speech: Sequence[Mark], pinned: Mapping[int, Mark], clock: Clock | None,
-                 kinds: frozenset[str]) -> dict[int, Mark]:
+                 kinds: frozenset[str], basis: dict[int, str]) -> dict[int, Mark]:
+    """One pass of `_refine_with_speech` over `kinds`. `basis` gets, for every call an
+    utterance places, what its predicted time rested on: `clock` (the protocol's time),
+    `heard` (a window after its call heard), `seen` (a mark of the picture), `order`
+    (only the order of events: the utterance taken is the likeliest of many)."""
     prelim = _expected_times(_place(intervals, {f"{expected[i].kind}:{expected[i].key}": m
                                                 for i, m in matches.items()}, clock))
     spoken = [i for i, e in enumerate(expected) if e.kind in kinds]
@@ -550,18 +566,11 @@ def _speech_pass(intervals: Sequence[Interval], expected: Sequence[Expected], ma
 
     def tolerance(e: Expected) -> float:
         i = spoken[where[id(e)]]
-        if clock is not None and e.t is not None:
-            return SPEECH_TOLERANCE
-        if e.kind == "thanks":
-            call = matches.get(next((j for j, x in enumerate(expected)
-                                     if x.kind == "vote_call" and x.key == e.key), -1))
-            if call is not None and call.source in ("speech", "manual", "audio"):
-                return SPEECH_TOLERANCE  # a window's length after the call heard
-        seen = matches.get(i)
-        if seen is not None:
+        how = _basis(expected, matches, i, clock)
+        if how == "seen":
             # the picture times a call only roughly (masks, fists come after it)
-            return SPEECH_TOLERANCE_VIDEO if seen.source == "video" else SPEECH_TOLERANCE
-        return SPEECH_TOLERANCE_INTERPOLATED
+            return SPEECH_TOLERANCE_VIDEO if matches[i].source == "video" else SPEECH_TOLERANCE
+        return SPEECH_TOLERANCE_INTERPOLATED if how == "order" else SPEECH_TOLERANCE
 
     sub_pinned = {k: pinned[i] for k, i in enumerate(spoken) if i in pinned}
     found = _match_around(sub, speech, sub_pinned, predicted, tolerance)
@@ -574,7 +583,97 @@ def _speech_pass(intervals: Sequence[Interval], expected: Sequence[Expected], ma
         conf = mk.confidence * SPEECH_GAIN if old is None else \
             1.0 - (1.0 - mk.confidence) * (1.0 - old.confidence) ** 0.5
         out[i] = Mark(expected[i].kind, mk.t, round(min(1.0, conf), 4), "speech", t_end=mk.t_end)
+        basis[i] = _basis(expected, matches, i, clock)
     return out
+
+
+def _basis(expected: Sequence[Expected], matches: Mapping[int, Mark], i: int, clock: Clock | None) -> str:
+    """What the predicted time of expected[i] rested on when an utterance was taken for it."""
+    e = expected[i]
+    if clock is not None and e.t is not None:
+        return "clock"
+    if e.kind == "thanks":
+        call = matches.get(next((j for j, x in enumerate(expected) if x.kind == "vote_call" and x.key == e.key), -1))
+        if call is not None and call.source in ("speech", "manual", "audio"):
+            return "heard"
+    seen = matches.get(i)
+    return "order" if seen is None else "seen"
+
+
+# A vote's calls follow each other: the call, the window, "thank you", a short pause, the
+# next call. Two calls of one vote further apart than this are not both right.
+NEXT_CALL_PAUSE = 2.0
+CHAIN_GAP = CALL_MAX_SECONDS + THANKS_AFTER[1] + UTTERANCE_SECONDS["thanks"][1] + NEXT_CALL_PAUSE
+# the calls whose placement must be trusted within a second (what needs_anchor lists)
+CHECKED_KINDS = frozenset({"nightfall", "vote_call", "thanks", "don_check", "don_check_end",
+                           "sheriff_check", "sheriff_check_end"})
+
+
+def doubtful(expected: Sequence[Expected], matches: Mapping[int, Mark], basis: Mapping[int, str],
+             speech: Sequence[Mark]) -> dict[int, str]:
+    """The calls an utterance placed without support, each with why (an untimed protocol:
+    nothing else says where they are). Such a call is placed between its neighbours and
+    listed for an anchor rather than presented as heard:
+
+    - a nightfall or a night check placed only by the order of events: the utterance
+      taken is one of many that could be it;
+    - a vote's calls placed only by the order of events, unless the utterances taken are
+      exactly a vote: one call-and-"thank you" after the other, as many as the vote has
+      calls, none more shaped like a call just before or after them;
+    - a vote whose calls lie further apart than a vote's calls can (CHAIN_GAP), however
+      they were placed: the picture or the voice was wrong somewhere in it;
+    - a "thank you" whose call is doubted, or taken only by the order of events."""
+    out: dict[int, str] = {}
+    passes: dict[str, list[int]] = {}
+    for i, e in enumerate(expected):
+        if e.kind == "vote_call":
+            passes.setdefault(e.key.rsplit(".", 1)[0], []).append(i)
+    callish = sorted((m for m in speech if m.fits is not None and "vote_call" in m.fits), key=lambda m: m.t)
+    for calls in passes.values():
+        placed = [matches.get(i) for i in calls]
+        movable = [i for i in calls if i in matches and matches[i].source not in ("manual", "audio")]
+        times = [m.t for m in placed if m is not None]
+        if any(b - a > CHAIN_GAP for a, b in zip(times, times[1:])):
+            for i in movable:
+                out[i] = (f"the calls of this vote were placed {max(b - a for a, b in zip(times, times[1:])):.0f} s "
+                          f"apart; a vote's calls follow within {CHAIN_GAP:.0f} s")
+            continue
+        by_order = [i for i in calls if basis.get(i) == "order"]
+        if not by_order:
+            continue
+        why = _not_a_vote(placed, callish)
+        if why:
+            for i in by_order:
+                out[i] = why
+    for i, e in enumerate(expected):
+        if i in out or i not in matches or e.kind not in CHECKED_KINDS or e.kind == "vote_call":
+            continue
+        if e.kind == "thanks":
+            call = next((j for j in passes.get(e.key.rsplit(".", 1)[0], []) if expected[j].key == e.key), None)
+            if call in out:
+                out[i] = out[call]
+            elif basis.get(i) == "order":
+                out[i] = "no call heard before it: the utterance taken is one of many that could be it"
+        elif basis.get(i) == "order":
+            out[i] = ("heard only where the order of events put it (no mark of the picture near): "
+                      "the utterance taken is one of many that could be it")
+    return out
+
+
+def _not_a_vote(placed: Sequence[Mark | None], callish: Sequence[Mark]) -> str | None:
+    """Why the utterances taken for one vote's calls are not known to be them (None: they
+    are): not all heard, or more utterances shaped like a call run on before or after."""
+    if any(m is None or m.source != "speech" for m in placed):
+        return "not every call of this vote was heard: which utterance is which call is not known"
+    first, last = placed[0], placed[-1]
+    assert first is not None and last is not None
+    used = {m.t for m in placed if m is not None}
+    around = [m for m in callish if m.t not in used
+              and (first.t - CHAIN_GAP <= m.t < first.t or last.t < m.t <= last.t + CHAIN_GAP)]
+    if around:
+        return (f"{len(around)} more utterance{'s' if len(around) > 1 else ''} shaped like a vote call "
+                f"run on from the {len(placed)} taken: which are this vote's calls is not known")
+    return None
 
 
 def _paired_calls(marks: Sequence[Mark], slack: float = PAIR_SLACK) -> set[int]:
@@ -798,7 +897,9 @@ def needs_anchor(al: Alignment, tolerance: float = ANCHOR_TOLERANCE) -> list[dic
             error = MARK_ERROR.get(source or "", None)
             if error is not None and error <= tolerance:
                 continue
+            doubt = al.doubts.get(f"{mark_kind or 'vote_call'}:{iv.key}")
             reason = (f"placed from the picture only (about {error:g} s)" if error is not None
+                      else f"placed between its neighbours: {doubt}" if doubt
                       else "no call heard or seen: placed between its neighbours")
             out.append({"key": iv.key, "what": what, "label": iv.label,
                         "placed": None if t is None else round(float(t), 3),
