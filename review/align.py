@@ -24,6 +24,8 @@ import numpy as np
 from engine.timeline import Interval, Kind
 from vision.tracks import Observed, Track
 
+from .vote_runs import RunShape, assign_runs, vote_runs
+
 # Keys in Interval.details that hold protocol-clock times.
 TIME_DETAILS = ("window_open", "window_close", "t_call_end", "t_call2", "t_thanks")
 # Typical judge timing, used only where neither the protocol nor the video says.
@@ -502,7 +504,11 @@ def align(intervals: Sequence[Interval], marks: Sequence[Mark] = (),
     doubts: dict[int, str] = {}
     if speech:
         basis: dict[int, str] = {}
-        matches = _refine_with_speech(intervals, expected, matches, speech, pinned, clock, basis)
+        heard = {} if clock is not None else votes_heard(expected, matches, speech)
+        matches = {**{i: mk for i, mk in matches.items() if i not in heard}, **heard}
+        basis.update({i: "vote" for i in heard})
+        matches = _refine_with_speech(intervals, expected, matches, speech, {**pinned, **heard}, clock, basis,
+                                      fixed=frozenset(heard))
         if clock is None:
             doubts = doubtful(expected, matches, basis, speech)
             matches = {i: mk for i, mk in matches.items() if i not in doubts}
@@ -534,7 +540,8 @@ def _expected_times(placements: Sequence[PlacedInterval]) -> dict[str, float]:
 
 def _refine_with_speech(intervals: Sequence[Interval], expected: Sequence[Expected], matches: dict[int, Mark],
                         speech: Sequence[Mark], pinned: Mapping[int, Mark], clock: Clock | None,
-                        basis: dict[int, str] | None = None) -> dict[int, Mark]:
+                        basis: dict[int, str] | None = None, fixed: frozenset[int] = frozenset()
+                        ) -> dict[int, Mark]:
     """Every spoken call takes the utterance starting nearest where the other evidence
     put it (ordered, so two calls never share one). A call placed by a mark seen or by
     the protocol's clock looks SPEECH_TOLERANCE s around it (SPEECH_TOLERANCE_VIDEO for
@@ -544,13 +551,14 @@ def _refine_with_speech(intervals: Sequence[Interval], expected: Sequence[Expect
     out = dict(matches)
     for kinds in (SPOKEN - {"thanks"}, frozenset({"thanks"})):
         out = _speech_pass(intervals, expected, out, speech, pinned, clock, kinds,
-                           basis if basis is not None else {})
+                           basis if basis is not None else {}, fixed)
     return out
 
 
 def _speech_pass(intervals: Sequence[Interval], expected: Sequence[Expected], matches: dict[int, Mark],
                  speech: Sequence[Mark], pinned: Mapping[int, Mark], clock: Clock | None,
-                 kinds: frozenset[str], basis: dict[int, str]) -> dict[int, Mark]:
+                 kinds: frozenset[str], basis: dict[int, str], fixed: frozenset[int] = frozenset()
+                 ) -> dict[int, Mark]:
     """One pass of `_refine_with_speech` over `kinds`. `basis` gets, for every call an
     utterance places, what its predicted time rested on: `clock` (the protocol's time),
     `heard` (a window after its call heard), `seen` (a mark of the picture), `order`
@@ -578,8 +586,8 @@ def _speech_pass(intervals: Sequence[Interval], expected: Sequence[Expected], ma
     for k, mk in found.items():
         i = spoken[k]
         old = out.get(i)
-        if mk.source == "manual" or (old is not None and old.source in ("manual", "audio")):
-            continue  # a person's anchor, or a call tone timed to 10 ms, stays
+        if mk.source == "manual" or i in fixed or (old is not None and old.source in ("manual", "audio")):
+            continue  # a person's anchor, a vote heard whole, or a call tone timed to 10 ms, stays
         conf = mk.confidence * SPEECH_GAIN if old is None else \
             1.0 - (1.0 - mk.confidence) * (1.0 - old.confidence) ** 0.5
         out[i] = Mark(expected[i].kind, mk.t, round(min(1.0, conf), 4), "speech", t_end=mk.t_end)
@@ -600,10 +608,47 @@ def _basis(expected: Sequence[Expected], matches: Mapping[int, Mark], i: int, cl
     return "order" if seen is None else "seen"
 
 
+def votes_heard(expected: Sequence[Expected], matches: Mapping[int, Mark], speech: Sequence[Mark]
+                ) -> dict[int, Mark]:
+    """The calls and thank-yous of every vote heard whole (review/vote_runs.py): a run of
+    the judge's utterances with as many calls as the vote, between the marks already
+    placed around it, and no other run that could be it. Votes a person anchored or a
+    call tone timed are left as they are."""
+    passes: dict[str, list[int]] = {}
+    for i, e in enumerate(expected):
+        if e.kind == "vote_call":
+            passes.setdefault(e.key.rsplit(".", 1)[0], []).append(i)
+    firm = {i: mk for i, mk in matches.items() if mk.source in ("manual", "audio", "video")}
+    todo = [calls for calls in passes.values() if not any(matches.get(i) is not None and
+                                                          matches[i].source in ("manual", "audio")
+                                                          for i in calls)]
+    own = {i for calls in todo for i in calls}
+    thanks_of = {e.key: i for i, e in enumerate(expected) if e.kind == "thanks"}
+    own |= {thanks_of[expected[i].key] for i in own if expected[i].key in thanks_of}
+    windows = []
+    for calls in todo:
+        before = [mk.t for i, mk in firm.items() if i < calls[0] and i not in own]
+        after = [mk.t for i, mk in firm.items() if i > calls[-1] and i not in own]
+        windows.append((max(before, default=float("-inf")), min(after, default=float("inf"))))
+    runs = vote_runs(speech, VOTE_SHAPE)
+    out: dict[int, Mark] = {}
+    for p, run in assign_runs([len(c) for c in todo], windows, runs).items():
+        for i, call, thanks in zip(todo[p], run.calls, run.thanks):
+            conf = round(min(0.9, run.confidence), 4)
+            out[i] = Mark("vote_call", call.t, conf, "speech", t_end=call.t_end)
+            k = thanks_of.get(expected[i].key)
+            if k is not None:
+                out[k] = Mark("thanks", thanks.t, conf, "speech", t_end=thanks.t_end)
+    return out
+
+
 # A vote's calls follow each other: the call, the window, "thank you", a short pause, the
 # next call. Two calls of one vote further apart than this are not both right.
 NEXT_CALL_PAUSE = 2.0
 CHAIN_GAP = CALL_MAX_SECONDS + THANKS_AFTER[1] + UTTERANCE_SECONDS["thanks"][1] + NEXT_CALL_PAUSE
+# the calls whose placement must be trusted within a second (what needs_anchor lists)
+VOTE_SHAPE = RunShape(call=UTTERANCE_SECONDS["vote_call"], thanks=UTTERANCE_SECONDS["thanks"],
+                      thanks_after=THANKS_AFTER, next_call=NEXT_CALL_PAUSE)
 # the calls whose placement must be trusted within a second (what needs_anchor lists)
 CHECKED_KINDS = frozenset({"nightfall", "vote_call", "thanks", "don_check", "don_check_end",
                            "sheriff_check", "sheriff_check_end"})
