@@ -253,6 +253,20 @@ def video_marks(tracks: Iterable[Track], seats: int = 10) -> list[Mark]:
     return sorted(out, key=lambda m: m.t)
 
 
+def music_marks(intervals: Sequence[tuple[float, float]]) -> list[Mark]:
+    """A club's night music (vision.audio.music_intervals): it starts when the night falls
+    and stops at the morning. Only where the judge plays it; its edges are a fade away
+    from the call, so an utterance near them places the call (`_refine_with_speech`)."""
+    out = []
+    for t0, t1 in intervals:
+        out.append(Mark("nightfall", round(t0, 3), MUSIC_CONFIDENCE, "music"))
+        out.append(Mark("morning", round(t1, 3), MUSIC_CONFIDENCE, "music"))
+    return out
+
+
+MUSIC_CONFIDENCE = 0.8
+
+
 # ------------------------------------------------------------------ speech: utterances, whoever says them
 
 # What the judge says aloud at an expected mark (docs/synth.md "Sound"; every rulebook
@@ -906,8 +920,9 @@ ANCHOR_TOLERANCE = 1.0
 # How far from the truth a mark of each source can be (seconds, measured on the
 # synthetic games, docs/vision.md "Alignment"): an utterance's onset, a call tone
 # and a person's anchor are exact to a few hundredths; masks going on, fists
-# landing and a checker's mask are seen only at the frames sampled, after the call.
-MARK_ERROR = {"manual": 0.05, "audio": 0.05, "speech": 0.2, "video": 1.5}
+# landing and a checker's mask are seen only at the frames sampled, after the call;
+# night music may start a moment after "night falls" (a person starts it).
+MARK_ERROR = {"manual": 0.05, "audio": 0.05, "speech": 0.2, "video": 1.5, "music": 2.0}
 
 
 def needs_anchor(al: Alignment, tolerance: float = ANCHOR_TOLERANCE) -> list[dict]:

@@ -28,7 +28,7 @@ from vision.store import ObservationStore
 from vision.tracks import FrameState, Observed, Track, build_tracks
 from vision.video import VideoError, VideoInfo, probe
 
-from .align import Mark, align, audio_marks, check_marks, speech_marks, video_marks
+from .align import Mark, align, audio_marks, check_marks, music_marks, speech_marks, video_marks
 from .atomic_write import write_json_atomic
 from .calibration_verdict import workspace_verdict
 from .checks import CheckContext, run_checks
@@ -329,11 +329,12 @@ def _align_step(game, obs_path: Path, anchors, has_times: bool, stats: Stats,
     marks: list[Mark] = video_marks(tracks) + check_marks(tracks, roles)
     if game.info.has_audio:
         try:
-            from vision.audio import read_audio, speech_segments
+            from vision.audio import music_intervals, read_audio, speech_segments
             a, b = span if span is not None else (0.0, None)
             audio = read_audio(str(game.video), rate=16000, t0=a, t1=b)
             marks += audio_marks(audio)
             marks += speech_marks(speech_segments(audio))
+            marks += music_marks(music_intervals(audio))
         except Exception as exc:  # a broken audio track must not stop the review
             stats.warnings.append(f"{game.video.name}: audio unreadable, aligning from the picture only ({exc})")
     marks.sort(key=lambda m: m.t)
