@@ -24,6 +24,14 @@ class Utterance(Protocol):
 
 
 @dataclass(frozen=True)
+class Heard:
+    """Utterances heard as one ("thank you" split in two at its stop)."""
+    t: float
+    t_end: float | None
+    confidence: float
+
+
+@dataclass(frozen=True)
 class RunShape:
     """How the judge's vote sounds (seconds)."""
     call: tuple[float, float]          # a call's length
@@ -31,6 +39,7 @@ class RunShape:
     thanks_after: tuple[float, float]  # from a call's end to its "thank you"
     next_call: float                   # from "thank you"'s end to the next call, at most
     window_jitter: float = 0.5         # a judge counts the same window at every call of a vote
+    joined: float = 0.35               # utterances this close are one (the stop in "thank you", "спасибо")
 
 
 @dataclass(frozen=True)
@@ -83,8 +92,14 @@ def vote_runs(utterances: Sequence[Utterance], shape: RunShape) -> list[Run]:
             if thanks and us[i].t - (thanks[-1].t_end or thanks[-1].t) > shape.next_call:
                 break
             calls.append(us[i])
-            thanks.append(us[i + 1])
+            said = us[i + 1]
             i += 2
+            # "thank you" heard in two (its stop): the fragment right after it is part of it
+            while i < len(us) and said.t_end is not None and us[i].t - said.t_end <= shape.joined \
+                    and (us[i].t_end or us[i].t) - us[i].t <= shape.thanks[1]:
+                said = Heard(said.t, us[i].t_end, said.confidence)
+                i += 1
+            thanks.append(said)
         if calls:
             out.append(Run(tuple(calls), tuple(thanks)))
     # a run that goes on from another's call is that run's tail, not a vote of its own
