@@ -483,7 +483,7 @@ def _after_align(game: Game, tracks, frames, alignment, marks, has_times: bool, 
     say("recount", 0.0, "every vote call")
     t0 = time.perf_counter()
     recounts = recount(alignment.intervals, placements, game.replay.profile,
-                       unseen_cells(alignment.intervals, unseen))
+                       {**unseen_cells(alignment.intervals, unseen), **doubted_calls(alignment)})
     if only:
         # the other calls were not looked at: recounting them would read "no fists"
         recounts = [rc for rc in recounts if _selected(rc.key, only)]
@@ -631,6 +631,19 @@ def with_placement(incidents, alignment, untimed_keys: set[str]):
 
 # how far a placement may be off, by what placed it (seconds either side; review/plan.py)
 PLACEMENT_SLACK = {"interpolated": 6.0, "video": 1.5}
+
+
+def doubted_calls(alignment) -> dict[str, dict[int, tuple[str, ...]]]:
+    """Vote call key -> every eligible seat -> "call not placed", for the calls the
+    alignment doubted (review.align.doubtful) and placed only between neighbours: a fist
+    near such a guess says nothing of this call, so its cells are open, not recounted."""
+    from .recount import NOT_PLACED
+    out = {}
+    for p in alignment.placements:
+        iv = p.interval
+        if p.anchored_by == "interpolated" and f"vote_call:{iv.key}" in alignment.doubts:
+            out[iv.key] = {s: (NOT_PLACED,) for s in iv.details.get("eligible", ())}
+    return out
 
 
 def placement_slack(alignment) -> dict[str, float]:
