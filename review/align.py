@@ -676,9 +676,9 @@ def doubtful(expected: Sequence[Expected], matches: Mapping[int, Mark], basis: M
 
     - a nightfall or a night check placed only by the order of events: the utterance
       taken is one of many that could be it;
-    - a vote's calls placed only by the order of events, unless the utterances taken are
-      exactly a vote: one call-and-"thank you" after the other, as many as the vote has
-      calls, none more shaped like a call just before or after them;
+    - a vote's calls placed only by the order of events: a vote heard whole (one run of
+      call-and-"thank you" utterances, as many as the vote has calls, that no other run
+      could replace: `votes_heard`) is placed before this, so what is left is a guess;
     - a vote whose calls lie further apart than a vote's calls can (CHAIN_GAP), however
       they were placed: the picture or the voice was wrong somewhere in it;
     - a "thank you" whose call is doubted, or taken only by the order of events."""
@@ -687,7 +687,6 @@ def doubtful(expected: Sequence[Expected], matches: Mapping[int, Mark], basis: M
     for i, e in enumerate(expected):
         if e.kind == "vote_call":
             passes.setdefault(e.key.rsplit(".", 1)[0], []).append(i)
-    callish = sorted((m for m in speech if m.fits is not None and "vote_call" in m.fits), key=lambda m: m.t)
     for calls in passes.values():
         placed = [matches.get(i) for i in calls]
         movable = [i for i in calls if i in matches and matches[i].source not in ("manual", "audio")]
@@ -697,13 +696,10 @@ def doubtful(expected: Sequence[Expected], matches: Mapping[int, Mark], basis: M
                 out[i] = (f"the calls of this vote were placed {max(b - a for a, b in zip(times, times[1:])):.0f} s "
                           f"apart; a vote's calls follow within {CHAIN_GAP:.0f} s")
             continue
-        by_order = [i for i in calls if basis.get(i) == "order"]
-        if not by_order:
-            continue
-        why = _not_a_vote(placed, callish)
-        if why:
-            for i in by_order:
-                out[i] = why
+        for i in calls:
+            if basis.get(i) == "order":
+                out[i] = ("no run of the judge's calls and thank-yous could be told to be this vote: "
+                          "the utterance taken is one of many that could be it")
     for i, e in enumerate(expected):
         if i in out or i not in matches or e.kind not in CHECKED_KINDS or e.kind == "vote_call":
             continue
@@ -717,22 +713,6 @@ def doubtful(expected: Sequence[Expected], matches: Mapping[int, Mark], basis: M
             out[i] = ("heard only where the order of events put it (no mark of the picture near): "
                       "the utterance taken is one of many that could be it")
     return out
-
-
-def _not_a_vote(placed: Sequence[Mark | None], callish: Sequence[Mark]) -> str | None:
-    """Why the utterances taken for one vote's calls are not known to be them (None: they
-    are): not all heard, or more utterances shaped like a call run on before or after."""
-    if any(m is None or m.source != "speech" for m in placed):
-        return "not every call of this vote was heard: which utterance is which call is not known"
-    first, last = placed[0], placed[-1]
-    assert first is not None and last is not None
-    used = {m.t for m in placed if m is not None}
-    around = [m for m in callish if m.t not in used
-              and (first.t - CHAIN_GAP <= m.t < first.t or last.t < m.t <= last.t + CHAIN_GAP)]
-    if around:
-        return (f"{len(around)} more utterance{'s' if len(around) > 1 else ''} shaped like a vote call "
-                f"run on from the {len(placed)} taken: which are this vote's calls is not known")
-    return None
 
 
 def _paired_calls(marks: Sequence[Mark], slack: float = PAIR_SLACK) -> set[int]:

@@ -1,0 +1,108 @@
+"""A vote heard: runs of the judge's call and thank-you utterances (review/vote_runs.py),
+and the untimed alignment that takes a vote only when no other run could be it, and
+doubts what only the order of events placed (review.align.doubtful)."""
+from __future__ import annotations
+
+import json
+
+from engine.generate import random_game
+from engine.protocol import Protocol
+from engine.replay import replay
+from engine.timeline import Kind, build_timeline
+from review.align import VOTE_SHAPE, Mark, align
+from review.vote_runs import assign_runs, vote_runs
+
+TIME_KEYS = ("t", "t_end", "t_call_end", "t_call2", "t_thanks")
+
+
+def said(t, length, conf=0.7):
+    return Mark("speech", t, conf, "speech", t_end=t + length)
+
+
+def vote(t, calls, window=1.6, pause=1.0, call=0.9, thanks=0.35):
+    """A judge calling a vote of `calls` candidates from `t`: call, window, thank you, pause."""
+    out = []
+    for _ in range(calls):
+        out.append(said(t, call))
+        out.append(said(t + call + window, thanks))
+        t += call + window + thanks + pause
+    return out
+
+
+def test_a_vote_is_one_run_with_as_many_calls_and_the_candidates_read_out_before_it_are_not_a_call():
+    # "the candidates are numbers 4 and 6" (2 s), then the vote; talk before, a last word after
+    heard = [said(40.0, 1.2), said(42.1, 0.3), said(50.0, 2.0)] + vote(52.6, 3) + [said(70.0, 1.4)]
+    runs = vote_runs(heard, VOTE_SHAPE)
+    three = [r for r in runs if len(r.calls) == 3]
+    assert len(three) == 1 and three[0].t0 == 52.6
+    assert not any(len(r.calls) == 3 and r.t0 != 52.6 for r in runs)
+
+
+def test_a_thank_you_split_at_its_stop_is_one_and_a_different_window_ends_the_run():
+    heard = vote(10.0, 2)
+    thanks = heard[1]
+    # "thank" and "you" heard apart
+    heard[1:2] = [said(thanks.t, 0.15), said(thanks.t + 0.3, 0.12)]
+    assert [len(r.calls) for r in vote_runs(heard, VOTE_SHAPE)] == [2]
+    # talk after the vote: a call-length utterance and a short one, but not a window apart
+    tail = heard[-1].t_end + 1.0
+    heard += [said(tail, 1.0), said(tail + 1.0 + 0.45, 0.3)]
+    assert [(r.t0, len(r.calls)) for r in vote_runs(heard, VOTE_SHAPE)] == [(10.0, 2), (tail, 1)]
+
+
+def test_two_runs_that_could_be_one_vote_give_neither():
+    runs = vote_runs(vote(10.0, 2) + vote(60.0, 2), VOTE_SHAPE)
+    assert len(runs) == 2
+    # one vote of two calls, nothing to say which run: not taken
+    assert assign_runs([2], [(float("-inf"), float("inf"))], runs) == {}
+    # two votes of two calls in order: each has one run
+    got = assign_runs([2, 2], [(float("-inf"), float("inf"))] * 2, runs)
+    assert {i: r.t0 for i, r in got.items()} == {0: 10.0, 1: 60.0}
+    # the picture says where the first vote is: only the run there
+    assert {i: r.t0 for i, r in assign_runs([2], [(50.0, 90.0)], runs).items()} == {0: 60.0}
+
+
+def _untimed(doc):
+    doc = json.loads(json.dumps(doc))
+    for ev in doc["events"]:
+        for k in TIME_KEYS:
+            ev.pop(k, None)
+    return doc
+
+
+def _timeline(doc):
+    p = Protocol.from_dict(doc)
+    return build_timeline(p, replay(p))
+
+
+def test_without_times_or_picture_the_judges_votes_place_their_calls_and_the_rest_is_listed():
+    doc = random_game(8)
+    truth = _timeline(doc)
+    passes: dict[str, list] = {}
+    for iv in truth:
+        if iv.kind is Kind.VOTE_CALL:
+            passes.setdefault(iv.key.rsplit(".", 1)[0], []).append(iv)
+    heard, quiet = [], []
+    for calls in passes.values():
+        heard += vote(calls[0].t0, len(calls))
+        quiet.append((calls[0].t0 - 3.0, heard[-1].t_end + 3.0))
+    # talk all day (not while a vote is called): utterances no vote is made of
+    heard += [said(t, 1.1, 0.5) for t in range(0, int(max(iv.t1 or 0 for iv in truth)), 9)
+              if not any(a <= t <= b for a, b in quiet)]
+    heard.sort(key=lambda m: m.t)
+    al = align(_timeline(_untimed(doc)), heard, use_protocol_times=False)
+    placed = {p.interval.key: p for p in al.placements}
+    listed = {(a["key"], a["what"]) for a in al.needs_anchor}
+    for calls in passes.values():
+        for k, iv in enumerate(calls):
+            p = placed[iv.key]
+            right = abs(p.interval.t0 - (calls[0].t0 + k * (0.9 + 1.6 + 0.35 + 1.0))) < 0.01
+            # every call either at its utterance or listed for an anchor, never confidently elsewhere
+            assert right or (iv.key, "call") in listed, iv.key
+    # the nightfalls: only the order of events could place them (no picture, no music): listed
+    for iv in truth:
+        if iv.kind is Kind.NIGHT:
+            assert (iv.key, "nightfall") in listed
+    # and the votes were heard: most calls placed at their utterance
+    right = sum(1 for calls in passes.values() for iv in calls if (iv.key, "call") not in listed)
+    assert right >= len([iv for c in passes.values() for iv in c]) // 2
