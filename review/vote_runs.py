@@ -14,6 +14,7 @@ protocol has no times (docs/vision.md "Alignment").
 from __future__ import annotations
 
 from dataclasses import dataclass
+from statistics import median
 from typing import Protocol, Sequence
 
 
@@ -40,6 +41,7 @@ class RunShape:
     next_call: float                   # from "thank you"'s end to the next call, at most
     window_jitter: float = 0.5         # a judge counts the same window at every call of a vote
     joined: float = 0.35               # utterances this close are one (the stop in "thank you", "спасибо")
+    thanks_jitter: float = 0.3         # one judge's "thank you" lasts the same every time
 
 
 @dataclass(frozen=True)
@@ -96,7 +98,8 @@ def vote_runs(utterances: Sequence[Utterance], shape: RunShape) -> list[Run]:
             i += 2
             # "thank you" heard in two (its stop): the fragment right after it is part of it
             while i < len(us) and said.t_end is not None and us[i].t - said.t_end <= shape.joined \
-                    and (us[i].t_end or us[i].t) - us[i].t <= shape.thanks[1]:
+                    and (us[i].t_end or us[i].t) - us[i].t < shape.call[0] \
+                    and (us[i].t_end or us[i].t) - said.t <= shape.thanks[1]:
                 said = Heard(said.t, us[i].t_end, said.confidence)
                 i += 1
             thanks.append(said)
@@ -104,7 +107,25 @@ def vote_runs(utterances: Sequence[Utterance], shape: RunShape) -> list[Run]:
             out.append(Run(tuple(calls), tuple(thanks)))
     # a run that goes on from another's call is that run's tail, not a vote of its own
     later = {id(c) for r in out for c in r.calls[1:]}
-    return [r for r in out if id(r.calls[0]) not in later]
+    return _like_the_judge([r for r in out if id(r.calls[0]) not in later], shape)
+
+
+def _window(r: Run) -> float:
+    return float(median(th.t - (c.t_end or c.t) for c, th in zip(r.calls, r.thanks)))
+
+
+def _like_the_judge(runs: list[Run], shape: RunShape) -> list[Run]:
+    """The runs whose window and "thank you" are the judge's: one judge counts the same
+    window and says the same "thank you" all game, so the runs of two calls or more (the
+    votes, mostly) give their median, and a run far from it is talk that happened to
+    alternate. With no such run there is nothing to compare with: all are kept."""
+    long = [r for r in runs if len(r.calls) >= 2]
+    if not long:
+        return runs
+    window = median(_window(r) for r in long for _ in r.calls)
+    thanks = median((th.t_end or th.t) - th.t for r in long for th in r.thanks)
+    return [r for r in runs if abs(_window(r) - window) <= shape.window_jitter
+            and all(abs((th.t_end or th.t) - th.t - thanks) <= shape.thanks_jitter for th in r.thanks)]
 
 
 def assign_runs(sizes: Sequence[int], windows: Sequence[tuple[float, float]], runs: Sequence[Run]
