@@ -44,10 +44,14 @@ def test_a_thank_you_split_at_its_stop_is_one_and_a_different_window_ends_the_ru
     # "thank" and "you" heard apart
     heard[1:2] = [said(thanks.t, 0.15), said(thanks.t + 0.3, 0.12)]
     assert [len(r.calls) for r in vote_runs(heard, VOTE_SHAPE)] == [2]
-    # talk after the vote: a call-length utterance and a short one, but not a window apart
+    # talk after the vote: a call-length utterance and a short one, but not the judge's
+    # window apart: neither a third call nor a vote of its own
     tail = heard[-1].t_end + 1.0
     heard += [said(tail, 1.0), said(tail + 1.0 + 0.45, 0.3)]
-    assert [(r.t0, len(r.calls)) for r in vote_runs(heard, VOTE_SHAPE)] == [(10.0, 2), (tail, 1)]
+    assert [(r.t0, len(r.calls)) for r in vote_runs(heard, VOTE_SHAPE)] == [(10.0, 2)]
+    # the same pair with the judge's window and "thank you" is one (a vote of one call)
+    heard += [said(tail + 5.0, 1.0), said(tail + 5.0 + 1.0 + 1.6, 0.35)]
+    assert [(r.t0, len(r.calls)) for r in vote_runs(heard, VOTE_SHAPE)] == [(10.0, 2), (tail + 5.0, 1)]
 
 
 def test_two_runs_that_could_be_one_vote_give_neither():
