@@ -41,7 +41,6 @@ class RunShape:
     next_call: float                   # from "thank you"'s end to the next call, at most
     window_jitter: float = 0.5         # a judge counts the same window at every call of a vote
     joined: float = 0.35               # utterances this close are one (the stop in "thank you", "спасибо")
-    thanks_jitter: float = 0.3         # one judge's "thank you" lasts the same every time
 
 
 @dataclass(frozen=True)
@@ -115,17 +114,15 @@ def _window(r: Run) -> float:
 
 
 def _like_the_judge(runs: list[Run], shape: RunShape) -> list[Run]:
-    """The runs whose window and "thank you" are the judge's: one judge counts the same
-    window and says the same "thank you" all game, so the runs of two calls or more (the
-    votes, mostly) give their median, and a run far from it is talk that happened to
-    alternate. With no such run there is nothing to compare with: all are kept."""
+    """The runs whose window is the judge's: one judge counts the same window all game,
+    so the runs of two calls or more (the votes, mostly) give its median, and a run far
+    from it is talk that happened to alternate. With no such run there is nothing to
+    compare with: all are kept."""
     long = [r for r in runs if len(r.calls) >= 2]
     if not long:
         return runs
     window = median(_window(r) for r in long for _ in r.calls)
-    thanks = median((th.t_end or th.t) - th.t for r in long for th in r.thanks)
-    return [r for r in runs if abs(_window(r) - window) <= shape.window_jitter
-            and all(abs((th.t_end or th.t) - th.t - thanks) <= shape.thanks_jitter for th in r.thanks)]
+    return [r for r in runs if abs(_window(r) - window) <= shape.window_jitter]
 
 
 def assign_runs(sizes: Sequence[int], windows: Sequence[tuple[float, float]], runs: Sequence[Run]
