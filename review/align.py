@@ -413,6 +413,9 @@ def ordered_match(expected: Sequence[Expected], marks: Sequence[Mark],
                         # an utterance is where the call was said: how far the rough
                         # prediction was matters less than keeping every call matched
                         gain = gain * (1.0 - (d / tol) ** 2)
+                        # a call predicted closely claims its utterance before one the order of
+                        # events alone put somewhere in a long stretch
+                        gain *= min(1.0, SPEECH_TOLERANCE_VIDEO / tol)
                     else:
                         gain = gain - d / tol
                 if gain > 0 and score[i - 1, j - 1] + gain > best:
@@ -524,7 +527,7 @@ def align(intervals: Sequence[Interval], marks: Sequence[Mark] = (),
         matches = _refine_with_speech(intervals, expected, matches, speech, {**pinned, **heard}, clock, basis,
                                       fixed=frozenset(heard))
         if clock is None:
-            doubts = doubtful(expected, matches, basis, speech)
+            doubts = doubtful(expected, matches, basis, music=any(m.source == "music" for m in marks))
             matches = {i: mk for i, mk in matches.items() if i not in doubts}
     matched = {f"{expected[i].kind}:{expected[i].key}": mk for i, mk in matches.items()}
     unmatched = tuple(f"{e.kind}:{e.key}" for i, e in enumerate(expected) if i not in matches)
@@ -575,7 +578,8 @@ def _speech_pass(intervals: Sequence[Interval], expected: Sequence[Expected], ma
                  ) -> dict[int, Mark]:
     """One pass of `_refine_with_speech` over `kinds`. `basis` gets, for every call an
     utterance places, what its predicted time rested on: `clock` (the protocol's time),
-    `heard` (a window after its call heard), `seen` (a mark of the picture), `order`
+    `heard` (a window after its call heard), `seen:SOURCE` (a mark: `seen:video` the picture's,
+    `seen:music` the night music's), `order`
     (only the order of events: the utterance taken is the likeliest of many)."""
     prelim = _expected_times(_place(intervals, {f"{expected[i].kind}:{expected[i].key}": m
                                                 for i, m in matches.items()}, clock))
@@ -589,9 +593,8 @@ def _speech_pass(intervals: Sequence[Interval], expected: Sequence[Expected], ma
     def tolerance(e: Expected) -> float:
         i = spoken[where[id(e)]]
         how = _basis(expected, matches, i, clock)
-        if how == "seen":
-            # the picture times a call only roughly (masks, fists come after it)
-            return SPEECH_TOLERANCE_VIDEO if matches[i].source == "video" else SPEECH_TOLERANCE
+        if how == "seen:video":
+            return SPEECH_TOLERANCE_VIDEO  # the picture times a call only roughly (masks, fists come after it)
         return SPEECH_TOLERANCE_INTERPOLATED if how == "order" else SPEECH_TOLERANCE
 
     sub_pinned = {k: pinned[i] for k, i in enumerate(spoken) if i in pinned}
@@ -619,7 +622,7 @@ def _basis(expected: Sequence[Expected], matches: Mapping[int, Mark], i: int, cl
         if call is not None and call.source in ("speech", "manual", "audio"):
             return "heard"
     seen = matches.get(i)
-    return "order" if seen is None else "seen"
+    return "order" if seen is None else f"seen:{seen.source}"
 
 
 def votes_heard(expected: Sequence[Expected], matches: Mapping[int, Mark], speech: Sequence[Mark]
@@ -669,7 +672,7 @@ CHECKED_KINDS = frozenset({"nightfall", "vote_call", "thanks", "don_check", "don
 
 
 def doubtful(expected: Sequence[Expected], matches: Mapping[int, Mark], basis: Mapping[int, str],
-             speech: Sequence[Mark]) -> dict[int, str]:
+             music: bool = False) -> dict[int, str]:
     """The calls an utterance placed without support, each with why (an untimed protocol:
     nothing else says where they are). Such a call is placed between its neighbours and
     listed for an anchor rather than presented as heard:
@@ -681,7 +684,9 @@ def doubtful(expected: Sequence[Expected], matches: Mapping[int, Mark], basis: M
       could replace: `votes_heard`) is placed before this, so what is left is a guess;
     - a vote whose calls lie further apart than a vote's calls can (CHAIN_GAP), however
       they were placed: the picture or the voice was wrong somewhere in it;
-    - a "thank you" whose call is doubted, or taken only by the order of events."""
+    - a "thank you" whose call is doubted, or taken only by the order of events;
+    - in a club that plays night music (`music`: some heard), a nightfall only the
+      picture saw: the music did not start there."""
     out: dict[int, str] = {}
     passes: dict[str, list[int]] = {}
     for i, e in enumerate(expected):
@@ -712,6 +717,9 @@ def doubtful(expected: Sequence[Expected], matches: Mapping[int, Mark], basis: M
         elif basis.get(i) == "order":
             out[i] = ("heard only where the order of events put it (no mark of the picture near): "
                       "the utterance taken is one of many that could be it")
+        elif music and e.kind == "nightfall" and basis.get(i) == "seen:video":
+            out[i] = ("the picture saw the masks go on here, but the night music heard at other nights "
+                      "did not start here")
     return out
 
 

@@ -110,3 +110,26 @@ def test_without_times_or_picture_the_judges_votes_place_their_calls_and_the_res
     # and the votes were heard: most calls placed at their utterance
     right = sum(1 for calls in passes.values() for iv in calls if (iv.key, "call") not in listed)
     assert right >= len([iv for c in passes.values() for iv in c]) // 2
+
+
+def test_in_a_club_that_plays_night_music_a_nightfall_only_the_picture_saw_is_doubted():
+    doc = random_game(8)
+    truth = _timeline(doc)
+    nights = [iv for iv in truth if iv.kind is Kind.NIGHT and iv.t0 is not None and iv.t1 is not None][:2]
+    marks = []
+    # night 1: the music starts and stops, the judge says "night falls" as it starts
+    marks += [Mark("nightfall", nights[0].t0 + 0.4, 0.8, "music"), Mark("morning", nights[0].t1, 0.8, "music"),
+              said(nights[0].t0, 1.0)]
+    # night 2: no music, only masks going on (seen 1.5 s late) and an utterance near them
+    marks += [Mark("nightfall", nights[1].t0 + 1.5, 0.9, "video"), said(nights[1].t0, 1.0)]
+    marks.sort(key=lambda m: m.t)
+    al = align(_timeline(_untimed(doc)), marks, use_protocol_times=False)
+    assert f"nightfall:{nights[1].key}" in al.doubts and f"nightfall:{nights[0].key}" not in al.doubts
+    assert (nights[1].key, "nightfall") in {(a["key"], a["what"]) for a in al.needs_anchor}
+    placed = {p.interval.key: p for p in al.placements}
+    assert abs(placed[nights[0].key].interval.t0 - nights[0].t0) < 0.01
+    assert placed[nights[0].key].anchored_by == "speech"
+    # without music anywhere the same picture mark and utterance place night 2
+    quiet = [m for m in marks if m.source != "music"]
+    al = align(_timeline(_untimed(doc)), quiet, use_protocol_times=False)
+    assert f"nightfall:{nights[1].key}" not in al.doubts
