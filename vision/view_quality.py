@@ -41,6 +41,7 @@ class Blind(StrEnum):
     UNSURE = "unsure"            # the window's best class barely beats the next
     UNREAD = "unread"            # the vision layer said it cannot judge (zone_unread, mask_unread)
     IMPLAUSIBLE = "implausible"  # the window reads this seat against what it shows all game (review.view)
+    VENUE = "venue"              # the window misreads several seats of this game (review.view)
 
 
 WHY_TEXT = MappingProxyType({
@@ -50,6 +51,7 @@ WHY_TEXT = MappingProxyType({
     Blind.UNREAD: "the models cannot make it out (a hand they cannot read; a face too small, turned away or "
                   "unlike their training)",
     Blind.IMPLAUSIBLE: "the classifier misreads this seat (it contradicts what the seat does all game)",
+    Blind.VENUE: "the classifier misreads this venue (it contradicts what several seats do all game)",
 })
 
 WINDOWS = ("head", "zone", "body")

@@ -205,3 +205,23 @@ def test_a_mask_reader_wrong_in_a_sixth_of_a_seats_frames_is_not_believed_there(
                               for s in range(1, 11) for w in ("head", "body")})
     assert set(shares) == {(5, "head")} and 0.10 < shares[(5, "head")] < 0.25
     assert {(a.seat, a.window) for a in abstentions(tl, v)} == {(5, "head")}
+
+
+def test_a_window_that_misreads_several_seats_is_not_believed_on_any_seat_of_the_game():
+    # the body window reads seats 2, 4 and 6 as standing all day (a venue it was not
+    # trained on): the seats it seems to read right are right by chance, so seat 9's
+    # stand-up is not raised either; with two seats misread, seat 9 is still believed
+    p = game()
+    rep = replay(p)
+    tl = build_timeline(p, rep)
+    stands = [Track(9, "standing", 52.0, 56.0, 0.95, None, 5)]
+    for misread, believed in (({2, 4, 6}, False), ({2, 4}, True)):
+        v = game_long_views(lambda seat, i, night: "mask_on" if night else "mask_off",
+                            lambda seat, i, night: "standing" if seat in misread else "night" if night else "rest")
+        found = abstentions(tl, v)
+        body = {a.seat for a in found if a.window == "body"}
+        assert {a.window for a in found} == {"body"}
+        assert body == (misread if believed else set(range(1, 11)))
+        assert all(("venue" in a.why) == (a.seat not in misread) for a in found)
+        kept, _ = withhold(run_checks(CheckContext(p, rep, tl, stands), recount(tl, HONEST, rep.profile)), found)
+        assert [i.seats for i in kept if i.type.value == "stand_up"] == ([(9,)] if believed else [])
