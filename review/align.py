@@ -527,7 +527,8 @@ def align(intervals: Sequence[Interval], marks: Sequence[Mark] = (),
         matches = _refine_with_speech(intervals, expected, matches, speech, {**pinned, **heard}, clock, basis,
                                       fixed=frozenset(heard))
         if clock is None:
-            doubts = doubtful(expected, matches, basis, music=any(m.source == "music" for m in marks))
+            doubts = doubtful(expected, matches, basis, music=any(m.source == "music" for m in marks),
+                              speech=speech)
             matches = {i: mk for i, mk in matches.items() if i not in doubts}
     matched = {f"{expected[i].kind}:{expected[i].key}": mk for i, mk in matches.items()}
     unmatched = tuple(f"{e.kind}:{e.key}" for i, e in enumerate(expected) if i not in matches)
@@ -672,7 +673,7 @@ CHECKED_KINDS = frozenset({"nightfall", "vote_call", "thanks", "don_check", "don
 
 
 def doubtful(expected: Sequence[Expected], matches: Mapping[int, Mark], basis: Mapping[int, str],
-             music: bool = False) -> dict[int, str]:
+             music: bool = False, speech: Sequence[Mark] = ()) -> dict[int, str]:
     """The calls an utterance placed without support, each with why (an untimed protocol:
     nothing else says where they are). Such a call is placed between its neighbours and
     listed for an anchor rather than presented as heard:
@@ -684,6 +685,10 @@ def doubtful(expected: Sequence[Expected], matches: Mapping[int, Mark], basis: M
       could replace: `votes_heard`) is placed before this, so what is left is a guess;
     - a vote whose calls lie further apart than a vote's calls can (CHAIN_GAP), however
       they were placed: the picture or the voice was wrong somewhere in it;
+    - a vote whose utterances contradict a vote (`_tangled`): a "thank you" that is the
+      next call's utterance or not between its call and the next, or, where the judge's
+      window is known from the votes heard whole, a "thank you" not that window after
+      its call (the picture's fists put the call near talk that only looks like one);
     - a "thank you" whose call is doubted, or taken only by the order of events;
     - in a club that plays night music (`music`: some heard), a nightfall only the
       picture saw: the music did not start there."""
@@ -692,6 +697,8 @@ def doubtful(expected: Sequence[Expected], matches: Mapping[int, Mark], basis: M
     for i, e in enumerate(expected):
         if e.kind == "vote_call":
             passes.setdefault(e.key.rsplit(".", 1)[0], []).append(i)
+    thanks_of = {e.key: i for i, e in enumerate(expected) if e.kind == "thanks"}
+    window = judge_window(speech)
     for calls in passes.values():
         placed = [matches.get(i) for i in calls]
         movable = [i for i in calls if i in matches and matches[i].source not in ("manual", "audio")]
@@ -701,8 +708,11 @@ def doubtful(expected: Sequence[Expected], matches: Mapping[int, Mark], basis: M
                 out[i] = (f"the calls of this vote were placed {max(b - a for a, b in zip(times, times[1:])):.0f} s "
                           f"apart; a vote's calls follow within {CHAIN_GAP:.0f} s")
             continue
+        tangled = _tangled(expected, calls, matches, thanks_of, window)
         for i in calls:
-            if basis.get(i) == "order":
+            if tangled and i in movable and basis.get(i) != "vote":
+                out[i] = tangled
+            elif basis.get(i) == "order":
                 out[i] = ("no run of the judge's calls and thank-yous could be told to be this vote: "
                           "the utterance taken is one of many that could be it")
     for i, e in enumerate(expected):
@@ -721,6 +731,32 @@ def doubtful(expected: Sequence[Expected], matches: Mapping[int, Mark], basis: M
             out[i] = ("the picture saw the masks go on here, but the night music heard at other nights "
                       "did not start here")
     return out
+
+
+def judge_window(speech: Sequence[Mark]) -> float | None:
+    """The judge's window (a call's end to its "thank you", s) from the votes heard whole
+    (runs of two calls or more); None when none was heard."""
+    runs = [r for r in vote_runs(speech, VOTE_SHAPE) if len(r.calls) >= 2]
+    gaps = [th.t - (c.t_end or c.t) for r in runs for c, th in zip(r.calls, r.thanks)]
+    return float(np.median(gaps)) if gaps else None
+
+
+def _tangled(expected: Sequence[Expected], calls: Sequence[int], matches: Mapping[int, Mark],
+             thanks_of: Mapping[str, int], window: float | None) -> str | None:
+    """Why the utterances placing one vote's calls and thank-yous cannot be that vote."""
+    heard = [(matches.get(i), matches.get(thanks_of.get(expected[i].key, -1))) for i in calls]
+    for k, (call, thanks) in enumerate(heard):
+        if call is None or thanks is None or call.source != "speech" or thanks.source != "speech":
+            continue
+        nxt = heard[k + 1][0] if k + 1 < len(heard) else None
+        if thanks.t <= call.t or (nxt is not None and nxt.source == "speech" and thanks.t >= nxt.t):
+            return ("the utterances taken for this vote overlap: a \"thank you\" is not between its call "
+                    "and the next")
+        if window is not None and call.t_end is not None \
+                and abs(thanks.t - call.t_end - window) > VOTE_SHAPE.window_jitter:
+            return (f"a \"thank you\" taken {thanks.t - call.t_end:.1f} s after its call, where the judge's "
+                    f"votes heard elsewhere keep {window:.1f} s")
+    return None
 
 
 def _paired_calls(marks: Sequence[Mark], slack: float = PAIR_SLACK) -> set[int]:

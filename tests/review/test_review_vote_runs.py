@@ -133,3 +133,25 @@ def test_in_a_club_that_plays_night_music_a_nightfall_only_the_picture_saw_is_do
     quiet = [m for m in marks if m.source != "music"]
     al = align(_timeline(_untimed(doc)), quiet, use_protocol_times=False)
     assert f"nightfall:{nights[1].key}" not in al.doubts
+
+
+def test_a_vote_whose_thank_you_is_the_next_call_or_off_the_judges_window_is_doubted():
+    from review.align import Expected, doubtful
+    exp = [Expected("vote_call", "r0.vote.p0.c1", None, 10), Expected("thanks", "r0.vote.p0.c1", None, 10),
+           Expected("vote_call", "r0.vote.p0.c8", None, 11), Expected("thanks", "r0.vote.p0.c8", None, 11)]
+    sp = lambda kind, t, length: Mark(kind, t, 0.6, "speech", t_end=t + length)
+    basis = {0: "seen:video", 1: "heard", 2: "seen:video", 3: "heard"}
+    # the candidates read out taken for the first call, the first call for its "thank you"
+    # and for the second call: the picture's fists put the calls there, the voice cannot agree
+    tangled = {0: sp("vote_call", 54.8, 2.0), 1: sp("thanks", 57.7, 0.9), 2: sp("vote_call", 57.7, 0.9),
+               3: sp("thanks", 60.1, 0.3)}
+    assert set(doubtful(exp, tangled, basis)) == {0, 1, 2, 3}
+    # the same vote heard as it is: nothing doubted
+    right = {0: sp("vote_call", 57.7, 0.9), 1: sp("thanks", 60.1, 0.3), 2: sp("vote_call", 61.1, 0.9),
+             3: sp("thanks", 63.6, 0.3)}
+    assert doubtful(exp, right, basis) == {}
+    # the judge's window is 1.5 s (votes heard whole elsewhere): a "thank you" 0.5 s after is not one
+    judge = vote(120.0, 2, window=1.5) + vote(140.0, 3, window=1.5)
+    off = {**right, 1: sp("thanks", 59.1, 0.3)}
+    assert doubtful(exp, off, basis) == {}
+    assert set(doubtful(exp, off, basis, speech=judge)) == {0, 1, 2, 3}
