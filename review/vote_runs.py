@@ -19,9 +19,12 @@ from typing import Protocol, Sequence
 
 
 class Utterance(Protocol):
-    t: float
-    t_end: float | None
-    confidence: float
+    @property
+    def t(self) -> float: ...
+    @property
+    def t_end(self) -> float | None: ...
+    @property
+    def confidence(self) -> float: ...
 
 
 @dataclass(frozen=True)
