@@ -42,7 +42,7 @@ class RunShape:
     thanks: tuple[float, float]        # "thank you"'s length
     thanks_after: tuple[float, float]  # from a call's end to its "thank you"
     next_call: float                   # from "thank you"'s end to the next call, at most
-    window_jitter: float = 0.5         # a judge counts the same window at every call of a vote
+    window_jitter: float = 0.3         # a judge counts the same window at every call of a vote
     joined: float = 0.35               # utterances this close are one (the stop in "thank you", "спасибо")
 
 
