@@ -334,7 +334,10 @@ def _align_step(game, obs_path: Path, anchors, has_times: bool, stats: Stats,
             audio = read_audio(str(game.video), rate=16000, t0=a, t1=b)
             marks += audio_marks(audio)
             marks += speech_marks(speech_segments(audio))
-            marks += music_marks(music_intervals(audio))
+            if not has_times:
+                # the protocol's clock places the nights of a timed record; night music is
+                # for the untimed one (measured there: scripts/eval_alignment_sound.py)
+                marks += music_marks(music_intervals(audio))
         except Exception as exc:  # a broken audio track must not stop the review
             stats.warnings.append(f"{game.video.name}: audio unreadable, aligning from the picture only ({exc})")
     marks.sort(key=lambda m: m.t)
