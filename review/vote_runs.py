@@ -134,6 +134,10 @@ def assign_runs(sizes: Sequence[int], windows: Sequence[tuple[float, float]], ru
     recording it must lie in) to runs of exactly that many calls, in order, as many as
     possible. Only a vote no other assignment as good would give another run is
     returned: where two runs could be the vote, neither is taken."""
+    # talk right after a vote (a last word, the tie speeches) can happen to go on like
+    # it: a vote may be the first calls of a longer run, never its middle or end (the
+    # candidates are read out before it, which is not a call)
+    runs = list(runs) + [Run(r.calls[:k], r.thanks[:k]) for r in runs for k in range(1, len(r.calls))]
     best, pick = _best(sizes, windows, runs, None)
     out = {}
     for i, j in pick.items():

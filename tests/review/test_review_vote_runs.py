@@ -155,3 +155,15 @@ def test_a_vote_whose_thank_you_is_the_next_call_or_off_the_judges_window_is_dou
     off = {**right, 1: sp("thanks", 59.1, 0.3)}
     assert doubtful(exp, off, basis) == {}
     assert set(doubtful(exp, off, basis, speech=judge)) == {0, 1, 2, 3}
+
+
+def test_a_vote_followed_by_talk_that_goes_on_like_it_is_its_first_calls():
+    first = vote(57.7, 2, window=1.5)
+    # a last word right after the vote: a call-length utterance and a short one, the judge's window apart
+    last = first[-1].t_end + 1.5
+    talk = [said(last, 0.5), said(last + 0.5 + 1.45, 0.3)]
+    second = vote(73.4, 2, window=1.6)
+    runs = vote_runs(first + talk + second, VOTE_SHAPE)
+    assert sorted((r.t0, len(r.calls)) for r in runs) == [(57.7, 3), (73.4, 2)]
+    got = assign_runs([2, 2], [(float("-inf"), float("inf"))] * 2, runs)
+    assert {i: (r.t0, len(r.calls)) for i, r in got.items()} == {0: (57.7, 2), 1: (73.4, 2)}
