@@ -22,7 +22,7 @@ from typing import Callable, Mapping, Sequence
 
 from engine.protocol import Protocol, ProtocolError, load_protocol
 from engine.replay import Replay, replay
-from engine.timeline import Interval, build_timeline, timeline_to_json
+from engine.timeline import Interval, Kind, build_timeline, timeline_to_json
 from vision.calibration import Calibration
 from vision.store import ObservationStore
 from vision.tracks import FrameState, Observed, Track, build_tracks
@@ -35,8 +35,8 @@ from .checks import CheckContext, run_checks
 from .incidents import save_incidents
 from .plan import coarse_schedule, plan_schedule, schedule_seconds
 from .progress import UNIT_COSTS, ProgressReport, RunProgress
-from .record_fit import FILE as RECORD_FIT_FILE, measure_fit
-from .recount import CallRecount, Placement, recount
+from .record_fit import FILE as RECORD_FIT_FILE, RecordFit, measure_fit
+from .recount import RECORD_NOT_FIT, CallRecount, Placement, recount, with_open_calls
 from .view import Abstention, abstentions, unseen_cells, withhold
 from .workspace import GameWorkspace, WorkspaceError
 
@@ -461,6 +461,15 @@ def realign(game_dir: str | Path, anchors: Mapping[str, float] | None = None,
     return _after_align(game, tracks, frames, alignment, marks, has_times, stats, only, fp_cal, say)
 
 
+def _reopened_calls(fit: RecordFit, intervals: Sequence[Interval]) -> list[str]:
+    """The vote calls whose cells the record fit leaves open: every call of a record
+    that does not fit the recording. (A call of a fitting record whose fists disagree
+    with its ballots stays counted: that disagreement may be the miscount itself.)"""
+    if fit.fits:
+        return []
+    return [iv.key for iv in intervals if iv.kind in (Kind.VOTE_CALL, Kind.RAISE_VOTE)]
+
+
 def _after_align(game: Game, tracks, frames, alignment, marks, has_times: bool, stats: Stats,
                  only: Sequence[str] | None, fp_cal: str, say,
                  tracker: RunProgress | None = None) -> Stats:
@@ -494,6 +503,16 @@ def _after_align(game: Game, tracks, frames, alignment, marks, has_times: bool, 
     ws.mark_done("recount", {"calls": len(recounts)})
     stats.wall["recount"] = time.perf_counter() - t0
     fit = measure_fit(game.protocol, alignment, recounts, only, game.info.duration)
+    reopened = _reopened_calls(fit, alignment.intervals)
+    if reopened:
+        # where the record does not fit the recording, the fists seen are not its
+        # ballots: every cell is open, not counted (nor a miscount raised from it)
+        recounts = recount(alignment.intervals, placements, game.replay.profile,
+                           with_open_calls(alignment.intervals, unseen_cells(alignment.intervals, unseen),
+                                           reopened, RECORD_NOT_FIT))
+        if only:
+            recounts = [rc for rc in recounts if _selected(rc.key, only)]
+        write_recount(ws, recounts)
 
     # ---- checks
     say("checks", 0.0, "rule checks")
