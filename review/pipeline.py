@@ -36,7 +36,7 @@ from .incidents import save_incidents
 from .plan import coarse_schedule, plan_schedule, schedule_seconds
 from .progress import UNIT_COSTS, ProgressReport, RunProgress
 from .record_fit import FILE as RECORD_FIT_FILE, RecordFit, measure_fit
-from .recount import RECORD_NOT_FIT, CallRecount, Placement, recount, with_open_calls
+from .recount import NOT_PLACED, RECORD_NOT_FIT, CallRecount, Placement, recount, with_open_calls
 from .view import Abstention, abstentions, unseen_cells, withhold
 from .workspace import GameWorkspace, WorkspaceError
 
@@ -494,8 +494,11 @@ def _after_align(game: Game, tracks, frames, alignment, marks, has_times: bool, 
     # ---- recount
     say("recount", 0.0, "every vote call")
     t0 = time.perf_counter()
-    recounts = recount(alignment.intervals, placements, game.replay.profile,
-                       {**unseen_cells(alignment.intervals, unseen), **doubted_calls(alignment)})
+    # a call the alignment doubted was placed between its neighbours: a fist near that
+    # guess says nothing of the call, so its cells are open, not recounted
+    open_cells = with_open_calls(alignment.intervals, unseen_cells(alignment.intervals, unseen),
+                                 doubted_calls(alignment), NOT_PLACED)
+    recounts = recount(alignment.intervals, placements, game.replay.profile, open_cells)
     if only:
         # the other calls were not looked at: recounting them would read "no fists"
         recounts = [rc for rc in recounts if _selected(rc.key, only)]
@@ -508,8 +511,7 @@ def _after_align(game: Game, tracks, frames, alignment, marks, has_times: bool, 
         # where the record does not fit the recording, the fists seen are not its
         # ballots: every cell is open, not counted (nor a miscount raised from it)
         recounts = recount(alignment.intervals, placements, game.replay.profile,
-                           with_open_calls(alignment.intervals, unseen_cells(alignment.intervals, unseen),
-                                           reopened, RECORD_NOT_FIT))
+                           with_open_calls(alignment.intervals, open_cells, reopened, RECORD_NOT_FIT))
         if only:
             recounts = [rc for rc in recounts if _selected(rc.key, only)]
         write_recount(ws, recounts)
@@ -655,17 +657,11 @@ def with_placement(incidents, alignment, untimed_keys: set[str]):
 PLACEMENT_SLACK = {"interpolated": 6.0, "video": 1.5}
 
 
-def doubted_calls(alignment) -> dict[str, dict[int, tuple[str, ...]]]:
-    """Vote call key -> every eligible seat -> "call not placed", for the calls the
-    alignment doubted (review.align.doubtful) and placed only between neighbours: a fist
-    near such a guess says nothing of this call, so its cells are open, not recounted."""
-    from .recount import NOT_PLACED
-    out = {}
-    for p in alignment.placements:
-        iv = p.interval
-        if p.anchored_by == "interpolated" and f"vote_call:{iv.key}" in alignment.doubts:
-            out[iv.key] = {s: (NOT_PLACED,) for s in iv.details.get("eligible", ())}
-    return out
+def doubted_calls(alignment) -> list[str]:
+    """The vote calls the alignment doubted (review.align.doubtful) and placed only
+    between their neighbours."""
+    return [p.interval.key for p in alignment.placements
+            if p.anchored_by == "interpolated" and f"vote_call:{p.interval.key}" in alignment.doubts]
 
 
 def placement_slack(alignment) -> dict[str, float]:
