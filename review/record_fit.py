@@ -212,7 +212,7 @@ def measure_fit(protocol: Protocol, alignment: Alignment, recounts: Sequence[Cal
     fit = RecordFit(len(expected), len(matched), calls, {})
     call_ok = {c.key: c.found and (c.agreement is None or c.agreement >= MIN_CALL_AGREEMENT) for c in calls}
     fits = fit.fits
-    uncalled = _nights_without_calls([p.interval for p in alignment.placements])
+    uncalled = nights_without_calls([p.interval for p in alignment.placements])
     for p in alignment.placements:
         key = p.interval.key
         if not wanted(key):
@@ -239,7 +239,7 @@ NIGHT_INSIDE = (Kind.NIGHT, Kind.MAFIA_WAKE, Kind.DON_WAKE, Kind.SHERIFF_WAKE, K
                 Kind.SHOOTING, Kind.SHOOTING_CALL, Kind.DON_CHECK, Kind.SHERIFF_CHECK)
 
 
-def _nights_without_calls(intervals: Sequence[Interval]) -> dict[int, str]:
+def nights_without_calls(intervals: Sequence[Interval]) -> dict[int, str]:
     """round -> why, for the nights the record gives without the calls that say who is
     awake when: a deal night with no wake, a shooting with no seat called. A platform
     record (mafiaratings, polemica) never has them: the timeline then has the mafia's
