@@ -17,6 +17,7 @@ their neighbours and get a lower confidence.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from types import MappingProxyType
 from typing import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
@@ -382,12 +383,14 @@ UTTERANCE_SECONDS = {"thanks": (0.1, 0.9), "shooting_call": (0.1, 1.2), "vote_ca
 
 def ordered_match(expected: Sequence[Expected], marks: Sequence[Mark],
                   predicted: Callable[[Expected], float | None] | None = None,
-                  tolerance: float | Callable[[Expected], float] = 3.0) -> dict[int, Mark]:
+                  tolerance: float | Callable[[Expected], float] = 3.0,
+                  earliest: Callable[[Expected], float] | None = None) -> dict[int, Mark]:
     """Monotone matching of expected marks to observed ones (same kind; an utterance,
     kind "speech", fits any spoken call).
 
     Maximises the summed confidence (minus a distance penalty when a predicted
-    time exists); both sequences keep their order. O(n·m) dynamic programming."""
+    time exists); both sequences keep their order; a mark before `earliest(e)`
+    cannot be e's. O(n·m) dynamic programming."""
     tol_of = tolerance if callable(tolerance) else (lambda e: float(tolerance))
     n, m = len(expected), len(marks)
     score = np.zeros((n + 1, m + 1))
@@ -398,7 +401,7 @@ def ordered_match(expected: Sequence[Expected], marks: Sequence[Mark],
             if score[i, j - 1] > best:
                 best, how = score[i, j - 1], 1
             e, mk = expected[i - 1], marks[j - 1]
-            if _kinds_fit(e, mk):
+            if _kinds_fit(e, mk) and (earliest is None or mk.t >= earliest(e)):
                 gain = mk.confidence
                 if mk.n is not None and e.hands is not None:
                     # as many fists as the protocol has votes: likelier this call's
@@ -517,7 +520,8 @@ def align(intervals: Sequence[Interval], marks: Sequence[Mark] = (),
         scored = [replace(m, confidence=m.confidence + PAIR_BONUS) if i in paired else m
                   for i, m in enumerate(marks)]
         back = {id(sm): m for sm, m in zip(scored, marks)}
-        matches = {i: back.get(id(mk), mk) for i, mk in _match_around(expected, scored, pinned).items()}
+        matches = {i: back.get(id(mk), mk)
+                   for i, mk in _match_around(expected, scored, pinned, elapsed=least_elapsed(intervals)).items()}
     doubts: dict[int, str] = {}
     if speech:
         basis: dict[int, str] = {}
@@ -780,10 +784,14 @@ def _paired_calls(marks: Sequence[Mark], slack: float = PAIR_SLACK) -> set[int]:
 
 
 def _match_around(expected: Sequence[Expected], marks: Sequence[Mark], pinned: Mapping[int, Mark],
-                  predicted=None, tolerance: float | Callable[[Expected], float] = 3.0) -> dict[int, Mark]:
+                  predicted=None, tolerance: float | Callable[[Expected], float] = 3.0,
+                  elapsed: Mapping[int, float] | None = None) -> dict[int, Mark]:
     """Ordered matching between manual anchors: each anchor fixes its own mark,
     and the segments before, between and after them are matched separately, with
-    only the marks that fall in the matching time span."""
+    only the marks that fall in the matching time span. `elapsed` (expected
+    order -> the least time the record's events before it take, `least_elapsed`):
+    no mark is matched earlier than that after the segment's start (the video's
+    start, or the anchor before it)."""
     out = dict(pinned)
     cuts = sorted(pinned)
     bounds = [(-1, float("-inf"))] + [(i, pinned[i].t) for i in cuts] + [(len(expected), float("inf"))]
@@ -792,8 +800,39 @@ def _match_around(expected: Sequence[Expected], marks: Sequence[Mark], pinned: M
         seg_marks = [m for m in marks if t0 < m.t < t1]
         if not seg or not seg_marks:
             continue
-        found = ordered_match([expected[i] for i in seg], seg_marks, predicted, tolerance)
+        earliest = None
+        if elapsed is not None:
+            start, base = (0.0, 0.0) if i0 < 0 else (t0, elapsed.get(expected[i0].order, 0.0))
+            earliest = (lambda e, start=start, base=base:
+                        start + elapsed.get(e.order, 0.0) - base - EARLIEST_SLACK)
+        found = ordered_match([expected[i] for i in seg], seg_marks, predicted, tolerance, earliest)
         out.update({seg[k]: m for k, m in found.items()})
+    return out
+
+
+# The least a phase of the record can last (s): a player who passes still stands up
+# for a second, a vote call and its window are a second and a half at the quickest.
+# Real games take many times this (speeches up to a minute); the bound only keeps
+# the untimed matching from squeezing a whole day into a few seconds (measured: a
+# noisy check mark made it place night 1 on the deal night's nightfall, 3 s into
+# the sample video, with day 1's ten speeches and four calls before it).
+LEAST_SECONDS = MappingProxyType({Kind.SPEECH: 1.0, Kind.VOTE_CALL: 1.5, Kind.RAISE_VOTE: 1.5,
+                                  Kind.MASKING: 1.0, Kind.MAFIA_WAKE: 1.0, Kind.DON_CHECK: 1.0,
+                                  Kind.SHERIFF_CHECK: 1.0, Kind.SHOOTING_CALL: 0.3})
+EARLIEST_SLACK = 1.0
+
+
+def least_elapsed(intervals: Sequence[Interval]) -> dict[int, float]:
+    """Event index -> the least time the record's phases before that event take."""
+    steps = sorted((iv.event, LEAST_SECONDS[iv.kind]) for iv in intervals
+                   if iv.event is not None and iv.kind in LEAST_SECONDS)
+    out: dict[int, float] = {}
+    total, k = 0.0, 0
+    for ev in sorted({iv.event for iv in intervals if iv.event is not None}):
+        while k < len(steps) and steps[k][0] < ev:
+            total += steps[k][1]
+            k += 1
+        out[ev] = total
     return out
 
 
