@@ -76,6 +76,26 @@ class VoteVerdict(str, Enum):
     LATE = "late"
 
 
+class FrameQuestion(str, Enum):
+    """What a judge is asked about one seat in one frame (review.lessons)."""
+    MASK = "mask"      # mask on or off?
+    FIST = "fist"      # a vote fist standing in the table zone, or not?
+
+
+class FrameAnswerValue(str, Enum):
+    MASK_ON = "mask_on"
+    MASK_OFF = "mask_off"
+    FIST = "fist"
+    NO_FIST = "no_fist"
+    CANNOT_TELL = "cannot_tell"
+
+
+ANSWERS_TO: dict[FrameQuestion, tuple[FrameAnswerValue, ...]] = {
+    FrameQuestion.MASK: (FrameAnswerValue.MASK_ON, FrameAnswerValue.MASK_OFF, FrameAnswerValue.CANNOT_TELL),
+    FrameQuestion.FIST: (FrameAnswerValue.FIST, FrameAnswerValue.NO_FIST, FrameAnswerValue.CANNOT_TELL),
+}
+
+
 class Ruling(str, Enum):
     UPHELD = "upheld"
     REJECTED = "rejected"
@@ -136,6 +156,31 @@ class VoteVerification:
                 "verdict": self.verdict.value, "reviewer": self.reviewer,
                 "role": self.role.value, "note": self.note,
                 "created_at": self.created_at.isoformat(), "supersedes": self.supersedes}
+
+
+@dataclass(frozen=True)
+class FrameAnswer:
+    """A judge's answer about one seat at one video time (seconds, to the millisecond)."""
+    id: int
+    t: float
+    seat: int
+    question: FrameQuestion
+    answer: FrameAnswerValue
+    reviewer: str
+    role: ReviewerRole
+    note: str
+    created_at: datetime
+    supersedes: int | None
+
+    @property
+    def frame(self) -> tuple[float, int, str]:
+        return (self.t, self.seat, self.question.value)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "t": self.t, "seat": self.seat, "question": self.question.value,
+                "answer": self.answer.value, "reviewer": self.reviewer, "role": self.role.value,
+                "note": self.note, "created_at": self.created_at.isoformat(),
+                "supersedes": self.supersedes}
 
 
 @dataclass(frozen=True)
@@ -454,6 +499,55 @@ class ReviewStore:
             " AND candidate IS ? AND voter_seat = ? ORDER BY id",
             (round, pass_, candidate, voter_seat)).fetchall())
         return [_verification(r) for r in rows]
+
+    # -- frame answers (mafvar learn) -------------------------------------------------
+    def answer_frame(self, t: float, seat: int, question: FrameQuestion | str,
+                     answer: FrameAnswerValue | str, reviewer: str, role: ReviewerRole | str,
+                     note: str = "", *, passphrase: str | None = None) -> FrameAnswer:
+        """A judge's one-click answer about seat `seat` at video time `t` ("mask on or
+        off?", "a fist or not?"); it supersedes an earlier answer about the same frame,
+        seat and question. Judges only (an organiser does not read the footage for
+        the record)."""
+        if isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 <= float(t) < 1e6:
+            raise ValueError(f"t must be video seconds 0..1e6, got {t!r}")
+        t = round(float(t), 3)
+        _int_in(seat, 1, 10, "seat")
+        question = _enum(FrameQuestion, question, "question")
+        answer = _enum(FrameAnswerValue, answer, "answer")
+        if answer not in ANSWERS_TO[question]:
+            raise ValueError(f"answer {answer.value!r} does not answer the {question.value} question "
+                             f"(one of {', '.join(a.value for a in ANSWERS_TO[question])})")
+        reviewer = clean_name(reviewer)
+        role = _enum(ReviewerRole, role, "role")
+        note = clean_note(note)
+
+        def body(conn: sqlite3.Connection, now: datetime) -> tuple[FrameAnswer, dict]:
+            self._ensure_reviewer(conn, reviewer, role, now)
+            prev = conn.execute("SELECT max(id) FROM frame_answers WHERE t = ? AND seat = ? AND question = ?",
+                                (t, seat, question.value)).fetchone()[0]
+            cur = conn.execute(
+                "INSERT INTO frame_answers (t, seat, question, answer, reviewer, role, note, created_at,"
+                " supersedes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (t, seat, question.value, answer.value, reviewer, role.value, note, _iso(now), prev))
+            record = FrameAnswer(cur.lastrowid, t, seat, question, answer, reviewer, role, note, now, prev)
+            return record, record.to_json()
+
+        return self._write(reviewer, role, "answer_frame", body, Action.ANSWER_FRAME, passphrase)
+
+    def current_frame_answers(self) -> list[FrameAnswer]:
+        """The standing answer about every frame, seat and question asked, in time order."""
+        rows = self._read(lambda c: c.execute(
+            f"SELECT {_ANSWER_COLS} FROM frame_answers WHERE id IN"
+            " (SELECT max(id) FROM frame_answers GROUP BY t, seat, question)"
+            " ORDER BY t, seat, question").fetchall())
+        return [_frame_answer(r) for r in rows]
+
+    def frame_answer_history(self, t: float, seat: int, question: FrameQuestion | str) -> list[FrameAnswer]:
+        question = _enum(FrameQuestion, question, "question")
+        rows = self._read(lambda c: c.execute(
+            f"SELECT {_ANSWER_COLS} FROM frame_answers WHERE t = ? AND seat = ? AND question = ?"
+            " ORDER BY id", (round(float(t), 3), seat, question.value)).fetchall())
+        return [_frame_answer(r) for r in rows]
 
     # -- appeals ---------------------------------------------------------------------
     def file_appeal(self, filed_by_seat: int, grounds: str, *, reviewer: str,
@@ -1056,6 +1150,14 @@ _VERIFY_COLS = ("id, round, pass, candidate, voter_seat, verdict, reviewer, role
 
 def _decision(r: tuple) -> Decision:
     return Decision(r[0], r[1], r[2], ReviewerRole(r[3]), Verdict(r[4]), r[5], _dt(r[6]), r[7])
+
+
+_ANSWER_COLS = "id, t, seat, question, answer, reviewer, role, note, created_at, supersedes"
+
+
+def _frame_answer(r: tuple) -> FrameAnswer:
+    return FrameAnswer(r[0], float(r[1]), r[2], FrameQuestion(r[3]), FrameAnswerValue(r[4]), r[5],
+                       ReviewerRole(r[6]), r[7], _dt(r[8]), r[9])
 
 
 def _verification(r: tuple) -> VoteVerification:
