@@ -140,7 +140,7 @@ class ModelChoice:
         return COMMITTED if self.version == 0 else f"{self.venue}/v{self.version}/{self.sha256[:16]}"
 
     def to_json(self) -> dict[str, Any]:
-        return {"venue": self.venue, "version": self.version,
+        return {"venue": self.venue, "model_version": self.version,
                 "model": COMMITTED if self.version == 0 else str(self.path), "sha256": self.sha256,
                 "fallback": self.fallback}
 
@@ -248,8 +248,8 @@ def recorded_choice(doc: dict | None) -> str:
     """One line for what an analysis recorded (analysis/appearance_model.json)."""
     if not doc:
         return "the committed model"
-    if doc.get("version"):
-        return f"venue {doc.get('venue')} model v{doc['version']}"
+    if doc.get("model_version"):
+        return f"venue {doc.get('venue')} model v{doc['model_version']}"
     return "the committed model" + (f" (venue {doc.get('venue')})" if doc.get("venue") else "")
 
 

@@ -10,6 +10,7 @@ from app.analysis import Progress
 from app.game import GameLoadError, find_games, load_game, roots_from_env
 from app.seat_regions import check_file
 from app.ui import current_game_dir, open_game
+from app.venue_choice import venue_picker
 from app.uploads import ProtocolKind, Upload, UploadRefused, create_workspace, size_limit
 from review.pipeline import analyze
 from review.workspace import ANALYSIS_STEPS, is_game_dir
@@ -71,7 +72,8 @@ if path:
             st.error("Analysis refused: the calibration is invalid. Fix it on the Calibration "
                      "page.  \n" + "  \n".join(calib.problems))
         label = "Resume analysis" if any(state.steps.values()) and not state.analysed else "Run analysis"
-        if st.button(label, key="run_analysis", disabled=not calib.ok):
+        venue, venue_ok = venue_picker(game)
+        if st.button(label, key="run_analysis", disabled=not calib.ok or not venue_ok):
             bar = st.progress(0.0, text="starting…")
             progress = Progress(time.monotonic, steps=ANALYSIS_STEPS)
 
@@ -80,7 +82,7 @@ if path:
                 bar.progress(min(max(frac, 0.0), 1.0), text=progress.text(msg))
 
             try:
-                analyze(game.root, progress=report)
+                analyze(game.root, progress=report, venue=venue)
             except Exception as exc:  # the pipeline's error is the user's message
                 st.error(f"Analysis stopped: {exc}. Finished steps are kept; "
                          "press Resume to continue.")
