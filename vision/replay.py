@@ -6,7 +6,8 @@ learned is forgotten. That set (tens of thousands of rendered descriptors)
 is not kept in the repository: `scripts/train_appearance.py --replay-sample`
 renders frames of the same training seeds and keeps at most a few hundred
 descriptors per window and class, quantised to bytes per feature, in
-`vision/models/appearance_replay.npz` (about half a megabyte).
+`vision/models/appearance_replay.npz` (0.8 MB: seeds 101-102 and focus seeds 201-205, 231-236 at
+one frame in 4 s, at most 150 per window and class).
 """
 from __future__ import annotations
 
