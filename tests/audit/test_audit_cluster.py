@@ -25,7 +25,7 @@ def cluster():
 
 
 def test_a_cluster_audit_finds_the_same_incidents_as_the_local_one(local_audit, make_folder, tmp_path, cluster):
-    local_folder, local, _ = local_audit
+    local_folder, local = local_audit
     assert all(g.status.value == "done" for g in local.games)
     folder = make_folder(tmp_path / "t", broken=("game99",))
     report = audit(folder, cluster=cluster.scheduler_address)
@@ -52,8 +52,9 @@ def test_killing_a_worker_mid_audit_does_not_fail_the_audit(make_folder, tmp_pat
     thread.start()
     with Client(cluster.scheduler_address) as client:
         victim_game = victim_worker = None
-        deadline = time.monotonic() + 120
-        while victim_game is None and time.monotonic() < deadline:
+        # Watch until a task is seen running or the audit ends: no wall-clock
+        # bound, so a slow or busy machine only makes the test slower.
+        while victim_game is None and thread.is_alive():
             # a task is running and its analysis has begun writing the workspace
             for worker, keys in client.processing().items():
                 for key in keys:
@@ -68,7 +69,7 @@ def test_killing_a_worker_mid_audit_does_not_fail_the_audit(make_folder, tmp_pat
         pid = client.run(os.getpid, workers=[victim_worker])[victim_worker]
         assert not (folder / victim_game / "analysis" / "clips.done").exists(), "killed too late"
         os.kill(pid, signal.SIGKILL)
-        thread.join(timeout=240)
+        thread.join(timeout=1800)  # a hang guard only, far above any real run
     assert not thread.is_alive(), "the audit did not finish after a worker was killed"
     report = result["report"]
     assert [g.status.value for g in report.games] == ["done", "done", "done"], report.to_json()

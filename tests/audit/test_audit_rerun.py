@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import json
 import os
-import time
 
 import pytest
 from audit_support import incident_keys
@@ -15,7 +14,7 @@ pytestmark = pytest.mark.slow
 
 
 def test_a_local_audit_analyses_every_game_into_its_own_workspace(local_audit):
-    folder, report, seconds = local_audit
+    folder, report = local_audit
     assert [g.status.value for g in report.games] == ["done", "done", "done"], report.to_json()
     doc = json.loads((folder / "audit.json").read_text())
     assert (doc["format"], doc["version"], doc["backend"]) == ("mafvar-audit", 1, "local")
@@ -35,20 +34,26 @@ def test_a_local_audit_analyses_every_game_into_its_own_workspace(local_audit):
     assert all(not w.endswith(f":{os.getpid()}") for w in workers)
 
 
-def test_a_re_run_skips_finished_games_quickly_and_redoes_a_changed_one(local_audit, capsys):
-    folder, first, first_s = local_audit
-    before = {g: (folder / g / "analysis" / "incidents.json").stat().st_mtime_ns
-              for g in ("game11", "game12", "game13")}
-    t0 = time.perf_counter()
+def _analysis_files(folder, games) -> dict:
+    return {p: p.stat().st_mtime_ns for g in games for p in sorted((folder / g / "analysis").rglob("*"))
+            if p.is_file()}
+
+
+def test_a_re_run_skips_finished_games_without_touching_them_and_redoes_a_changed_one(local_audit, capsys):
+    # "Skipped" is shown by what the re-run leaves alone (no analysis file of a
+    # finished game is written again), not by a wall-clock bound that depends
+    # on the machine.
+    folder, first = local_audit
+    games = ("game11", "game12", "game13")
+    before = _analysis_files(folder, games)
+    assert before
     assert main(["audit", str(folder)]) == 0
-    rerun_s = time.perf_counter() - t0
     out = capsys.readouterr().out
     assert out.count("skipped") >= 3, out
     doc = json.loads((folder / "audit.json").read_text())
     assert [g["status"] for g in doc["games"]] == ["skipped"] * 3
     assert [g["incidents"] for g in doc["games"]] == [g.incidents for g in first.games]
-    assert rerun_s < 5.0 and rerun_s < first_s / 2, (rerun_s, first_s)
-    assert before == {g: (folder / g / "analysis" / "incidents.json").stat().st_mtime_ns for g in before}
+    assert _analysis_files(folder, games) == before
     # an edited protocol makes its game stale again; the others stay skipped
     proto = folder / "game12" / "protocol.json"
     proto.write_text(proto.read_text())
