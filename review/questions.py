@@ -57,20 +57,15 @@ def _spans(intervals: Sequence[Mapping], kinds: tuple[str, ...], tail: float = 0
 def candidates(features: Iterable[tuple[int, float, Mapping[str, float]]],
                intervals: Sequence[Mapping]) -> list[Question]:
     """Every seat-frame where an answer would matter and the window was not clear."""
-    nights = _spans(intervals, ("night", "masking"))
-    votes = _spans(intervals, ("vote_call",), tail=1.0)
+    asks = ((MASK, "head", "mask_on", _spans(intervals, ("night", "masking"))),
+            (FIST, "zone", "vote", _spans(intervals, ("vote_call",), tail=1.0)))
     out: list[Question] = []
     for seat, t, f in features:
-        if "app_head_mask_on" in f and any(a <= t <= b for a, b in nights):
-            p = float(f["app_head_mask_on"])
-            far = f.get("far_head")
-            q = Question(round(float(t), 3), seat, MASK, abs(2 * p - 1), far, p)
-            if q.score <= MAX_MARGIN:
-                out.append(q)
-        if "app_zone_vote" in f and any(a <= t <= b for a, b in votes):
-            p = float(f["app_zone_vote"])
-            far = f.get("far_zone")
-            q = Question(round(float(t), 3), seat, FIST, abs(2 * p - 1), far, p)
+        for question, window, cls, spans in asks:
+            if f"app_{window}_{cls}" not in f or not any(a <= t <= b for a, b in spans):
+                continue
+            p = float(f[f"app_{window}_{cls}"])
+            q = Question(round(float(t), 3), seat, question, abs(2 * p - 1), f.get(f"far_{window}"), p)
             if q.score <= MAX_MARGIN:
                 out.append(q)
     return out

@@ -467,17 +467,12 @@ class ReviewStore:
 
         def body(conn: sqlite3.Connection, now: datetime) -> tuple[VoteVerification, dict]:
             self._ensure_reviewer(conn, reviewer, role, now)
-            prev = conn.execute(
-                "SELECT max(id) FROM vote_verifications WHERE round = ? AND pass = ?"
-                " AND candidate IS ? AND voter_seat = ?",
-                (round, pass_, candidate, voter_seat)).fetchone()[0]
-            cur = conn.execute(
-                "INSERT INTO vote_verifications (round, pass, candidate, voter_seat, verdict,"
-                " reviewer, role, note, created_at, supersedes)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (round, pass_, candidate, voter_seat, verdict.value, reviewer, role.value, note,
-                 _iso(now), prev))
-            record = VoteVerification(cur.lastrowid, round, pass_, candidate, voter_seat, verdict,
+            rowid, prev = _chain_insert(
+                conn, "vote_verifications",
+                {"round": round, "pass": pass_, "candidate": candidate, "voter_seat": voter_seat},
+                {"verdict": verdict.value, "reviewer": reviewer, "role": role.value, "note": note,
+                 "created_at": _iso(now)})
+            record = VoteVerification(rowid, round, pass_, candidate, voter_seat, verdict,
                                       reviewer, role, note, now, prev)
             return record, record.to_json()
 
@@ -523,13 +518,11 @@ class ReviewStore:
 
         def body(conn: sqlite3.Connection, now: datetime) -> tuple[FrameAnswer, dict]:
             self._ensure_reviewer(conn, reviewer, role, now)
-            prev = conn.execute("SELECT max(id) FROM frame_answers WHERE t = ? AND seat = ? AND question = ?",
-                                (t, seat, question.value)).fetchone()[0]
-            cur = conn.execute(
-                "INSERT INTO frame_answers (t, seat, question, answer, reviewer, role, note, created_at,"
-                " supersedes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (t, seat, question.value, answer.value, reviewer, role.value, note, _iso(now), prev))
-            record = FrameAnswer(cur.lastrowid, t, seat, question, answer, reviewer, role, note, now, prev)
+            rowid, prev = _chain_insert(
+                conn, "frame_answers", {"t": t, "seat": seat, "question": question.value},
+                {"answer": answer.value, "reviewer": reviewer, "role": role.value, "note": note,
+                 "created_at": _iso(now)})
+            record = FrameAnswer(rowid, t, seat, question, answer, reviewer, role, note, now, prev)
             return record, record.to_json()
 
         return self._write(reviewer, role, "answer_frame", body, Action.ANSWER_FRAME, passphrase)
@@ -1150,6 +1143,18 @@ _VERIFY_COLS = ("id, round, pass, candidate, voter_seat, verdict, reviewer, role
 
 def _decision(r: tuple) -> Decision:
     return Decision(r[0], r[1], r[2], ReviewerRole(r[3]), Verdict(r[4]), r[5], _dt(r[6]), r[7])
+
+
+def _chain_insert(conn: sqlite3.Connection, table: str, key: Mapping[str, Any],
+                  row: Mapping[str, Any]) -> tuple[int, int | None]:
+    """Insert a row that supersedes the current row of its key's chain (the table's
+    trigger refuses anything else); returns (its id, the id it supersedes)."""
+    where = " AND ".join(f"{k} IS ?" for k in key)
+    prev = conn.execute(f"SELECT max(id) FROM {table} WHERE {where}", tuple(key.values())).fetchone()[0]
+    cols = {**key, **row, "supersedes": prev}
+    cur = conn.execute(f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})",
+                       tuple(cols.values()))
+    return int(cur.lastrowid or 0), prev
 
 
 _ANSWER_COLS = "id, t, seat, question, answer, reviewer, role, note, created_at, supersedes"

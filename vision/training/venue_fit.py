@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from vision.appearance import WindowModel
+from vision.training.window_fit import Adam, backward, forward
 
 
 @dataclass(frozen=True)
@@ -86,22 +87,14 @@ def fine_tune(base: WindowModel, replay_x: np.ndarray, replay_y: np.ndarray, ven
     xs = ((x - model.mean) / model.scale).astype(np.float32)
     params = [model.w1.copy(), model.b1.copy(), model.w2.copy(), model.b2.copy()]
     start = [p.copy() for p in params]
-    m1 = [np.zeros_like(p) for p in params]
-    m2 = [np.zeros_like(p) for p in params]
+    adam = Adam(params, lr)
     rng = np.random.default_rng(seed)
-    step = 0
     for _ in range(epochs):
         order = rng.permutation(len(xs))
         for i in range(0, len(xs), batch):
             j = order[i:i + batch]
             xb, tb, nb, wb = xs[j], target[j], negative[j], weight[j]
-            w1, b1, w2, b2 = params
-            pre = xb @ w1 + b1
-            h = np.maximum(pre, 0.0)
-            z = h @ w2 + b2
-            z -= z.max(axis=1, keepdims=True)
-            p = np.exp(z)
-            p /= p.sum(axis=1, keepdims=True)
+            pre, h, p = forward(params, xb)
             rows = np.arange(len(j))
             onehot = np.zeros_like(p)
             onehot[rows, tb] = 1.0
@@ -109,16 +102,8 @@ def fine_tune(base: WindowModel, replay_x: np.ndarray, replay_y: np.ndarray, ven
             # a class: p - onehot; a denial: d(-log(1 - p_t))/dz = p_t / (1 - p_t) * (onehot - p)
             g = np.where(nb[:, None], (pt / np.maximum(1.0 - pt, 1e-6))[:, None] * (onehot - p), p - onehot)
             g *= (wb / max(float(wb.sum()), 1e-6))[:, None]
-            gh = g @ w2.T
-            gh[pre <= 0] = 0.0
-            grads = [xb.T @ gh, gh.sum(axis=0), h.T @ g, g.sum(axis=0)]
-            grads = [gq + anchor * (pq - sq) for gq, pq, sq in zip(grads, params, start)]
-            step += 1
-            for q, gq in enumerate(grads):
-                m1[q] = 0.9 * m1[q] + 0.1 * gq
-                m2[q] = 0.999 * m2[q] + 0.001 * gq * gq
-                params[q] = params[q] - lr * (m1[q] / (1 - 0.9 ** step)) / (
-                    np.sqrt(m2[q] / (1 - 0.999 ** step)) + 1e-8)
+            grads = backward(params, xb, pre, h, g)
+            adam.step([gq + anchor * (pq - sq) for gq, pq, sq in zip(grads, params, start)])
     return WindowModel(model.classes, model.mean, model.scale,
                        *(p.astype(np.float32) for p in params))
 
