@@ -3,9 +3,10 @@ PY      ?= python3.11
 VENV    := .venv
 BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.installed
-# Apt packages: software OpenGL for the renderer (EGL, Mesa llvmpipe) and
+# Apt packages: software OpenGL for the renderer (EGL, Mesa llvmpipe), espeak-ng
+# for the judge's spoken calls in the synthetic sound track, and
 # Chromium for the browser tests. Installed only by the targets that need them.
-RENDER_APT  := libegl1 libegl-mesa0 libgl1-mesa-dri libgles2
+RENDER_APT  := libegl1 libegl-mesa0 libgl1-mesa-dri libgles2 espeak-ng
 BROWSER_APT := chromium chromium-driver
 # The sqlite3 shell: the store-integrity test edits review.db with it, as a user could.
 SHELL_APT   := sqlite3

@@ -31,6 +31,8 @@ class LoadedGame:
     incidents: tuple[Incident, ...]
     recount: RecountFile | None
     problems: tuple[str, ...]  # readable messages for what could not be loaded
+    # where a seat could not be judged (incidents.json `abstentions`, review.view)
+    abstentions: tuple[dict[str, Any], ...] = ()
 
     @property
     def root(self) -> Path:
@@ -86,9 +88,11 @@ def load_game(path: str | os.PathLike[str]) -> LoadedGame:
     if state.missing_videos:
         problems.append("video not found: " + ", ".join(p.name for p in state.missing_videos))
     incidents: tuple[Incident, ...] = ()
+    abstentions: tuple[dict[str, Any], ...] = ()
     if state.has_incidents:
         try:
-            incidents = load_incidents(ws.incidents_path).incidents
+            inc_file = load_incidents(ws.incidents_path)
+            incidents, abstentions = inc_file.incidents, inc_file.abstentions
         except (IncidentFormatError, OSError) as exc:
             problems.append(f"incidents.json cannot be read: {exc}")
     recount = None
@@ -97,7 +101,20 @@ def load_game(path: str | os.PathLike[str]) -> LoadedGame:
             recount = load_recount(ws.recount_path)
         except (RecountFormatError, OSError) as exc:
             problems.append(f"recount.json cannot be read: {exc}")
-    return LoadedGame(ws, state, protocol, incidents, recount, tuple(problems))
+    return LoadedGame(ws, state, protocol, incidents, recount, tuple(problems), abstentions)
+
+
+def read_record_fit(ws: GameWorkspace) -> dict[str, Any] | None:
+    """analysis/record_fit.json (review.record_fit), or None before an analysis made it."""
+    import json
+
+    from review.record_fit import FILE, FORMAT
+    path = ws.analysis_dir / FILE
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return doc if isinstance(doc, dict) and doc.get("format") == FORMAT else None
 
 
 def find_games(roots: Iterable[str | os.PathLike[str]]) -> list[Path]:

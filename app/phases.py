@@ -23,6 +23,35 @@ class PhaseSpan:
     t0: float
     t1: float
     seats: tuple[int, ...] = ()
+    key: str = ""              # the timeline key (r2.night, r1.vote.p0.c10), when known
+    anchored_by: str = ""      # how the analysis placed it: manual, audio, speech, video, protocol, interpolated
+    confidence: float | None = None
+
+
+# what a person can anchor on a phase, by its kind: (mark kind, what the button says)
+ANCHORS = {"night": (("nightfall", "this is where the night falls"),),
+           "vote_call": (("vote_call", "this vote call"), ("thanks", "this \"thank you\"")),
+           "raise_vote": (("vote_call", "this vote call"), ("thanks", "this \"thank you\"")),
+           "don_check": (("don_check", "the Don wakes up here"), ("don_check_end", "the Don falls asleep here")),
+           "sheriff_check": (("sheriff_check", "the Sheriff wakes up here"),
+                             ("sheriff_check_end", "the Sheriff falls asleep here")),
+           "shooting_call": (("shooting_call", "this seat is called here"),)}
+
+
+def phases_from_alignment(doc: Mapping[str, Any]) -> list[PhaseSpan]:
+    """The phases as the analysis placed them on the video clock (analysis/alignment.json):
+    the only timeline an untimed protocol (every rating-platform import) has."""
+    out = []
+    for iv in doc.get("intervals") or []:
+        if not isinstance(iv, Mapping) or iv.get("t0") is None:
+            continue
+        t0 = float(iv["t0"])
+        t1 = float(iv["t1"]) if iv.get("t1") is not None else t0
+        conf = iv.get("confidence")
+        out.append(PhaseSpan(str(iv.get("kind", "")), int(iv.get("round") or 0), str(iv.get("label", "")),
+                             t0, max(t0, t1), tuple(iv.get("seats") or ()), str(iv.get("key", "")),
+                             str(iv.get("anchored_by", "")), float(conf) if conf is not None else None))
+    return sorted(out, key=lambda s: (s.t0, s.t1))
 
 
 def phases_from_engine(protocol_doc: Mapping[str, Any]) -> list[PhaseSpan] | None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -39,25 +40,80 @@ def _book_lines(prefix: str, folder: str) -> tuple[str, ...]:
     return ()
 
 
+@dataclass(frozen=True)
+class ClauseRef:
+    """A clause as the engine cites it: "MC 2.4.7", "MC 000 4.8.2, 4.18.1" (naming
+    one of the profile's books), "rules-spec §3 V5 (RU: no clause)"."""
+    code: str                 # the profile's clause code ("MC"), or "" when none
+    book: str | None          # the rulebook named ("000"), None: the profile's first
+    numbers: tuple[str, ...]  # "2.4.7", "4.18.1", "L17"
+    raw: str
+
+
+def parse_clause(clause: str, profile: Profile) -> ClauseRef:
+    text = clause.strip()
+    code, _, rest = text.partition(" ")
+    if not rest or code not in books_of_code():
+        if re.fullmatch(r"[0-9][0-9.]*[a-z]?|L\d+", text):
+            return ClauseRef(profile.code, None, (text,), clause)
+        return ClauseRef("", None, (), clause)
+    book = None
+    first, _, after = rest.strip().partition(" ")
+    if re.fullmatch(r"\d{3}", first) and after:
+        book, rest = first, after
+    numbers = tuple(n.strip().rstrip(".") for n in re.split(r"[,;]", rest) if n.strip())
+    return ClauseRef(code, book, numbers, clause)
+
+
+def editions(profile: Profile) -> dict[str, str]:
+    """Book id -> its edition as the profile's title names it ("000" -> "English 2023-03-10")."""
+    out = {}
+    for book in profile.sources:
+        m = re.search(re.escape(book) + r"\s+([^;)]+)", profile.title)
+        out[book] = m.group(1).strip() if m else book
+    return out
+
+
+def clause_label(clause: str, profile: Profile | None = None) -> str:
+    """The clause as a judge cites it: "MC 2.4.11"; another edition of the rules
+    than the profile's first is named ("MC 2.4.15 (Russian 2023-02-27)"). Without
+    a profile, the one whose clause code the clause carries."""
+    if profile is None:
+        code = clause.strip().partition(" ")[0]
+        profile = next((p for p in all_profiles() if p.code == code), None)
+        if profile is None:
+            return clause.strip() or "no clause"
+    ref = parse_clause(clause, profile)
+    if not ref.code or not ref.numbers:
+        return clause.strip() or "no clause"
+    label = f"{ref.code} {', '.join(ref.numbers)}"
+    if ref.book is not None and profile.sources and ref.book != profile.sources[0]:
+        label += f" ({editions(profile).get(ref.book, ref.book)})"
+    return label
+
+
 def split_clause(clause: str, profile: Profile) -> tuple[str, str]:
-    """("MC", "2.4.7") from "MC 2.4.7"; a bare number takes the profile's code."""
-    clause = clause.strip()
-    code, _, rest = clause.partition(" ")
-    if rest and code in books_of_code():
-        return code, rest.strip()
-    return profile.code, clause
+    """("MC", "2.4.7") from "MC 2.4.7" or "MC 000 2.4.7"; a bare number takes the profile's code."""
+    ref = parse_clause(clause, profile)
+    return (ref.code or profile.code, ref.numbers[0] if ref.numbers else clause.strip())
 
 
 def clause_text(clause: str, profile: Profile) -> str | None:
-    """The paragraph of `clause` in its rulebook, or None if not found."""
+    """The paragraph of `clause` (its first number) in its rulebook, or None if not found."""
     if not clause:
         return None
     folder = rulebook_dir()
     if folder is None:
         return None
-    code, number = split_clause(clause, profile)
-    number = re.split(r"[\s,;]", number)[0].rstrip(".")
-    for prefix in books_of_code().get(code, ()):
+    ref = parse_clause(clause, profile)
+    if not ref.code or not ref.numbers:
+        return None
+    # "2.4.15c": a part of 2.4.15 (the paragraph is quoted whole)
+    number = re.sub(r"(?<=\d)[a-z]$", "", ref.numbers[0])
+    books = books_of_code().get(ref.code, ())
+    if ref.book is not None:
+        books = (ref.book,) + tuple(b for b in books if b != ref.book)
+    for prefix in books:
         lines = _book_lines(prefix, str(folder))
         if not lines:
             continue

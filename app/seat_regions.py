@@ -1,23 +1,24 @@
 """Seat regions for the app: a thin layer over `vision.calibration`.
 
 The app draws and crops with (x, y, w, h) integer boxes; calibration.json
-stores [x0, y0, x1, y1] per seat for the body and the table zone. Checks are
-vision's own (`check_calibration`), so the app refuses exactly what the
-analysis would.
+stores [x0, y0, x1, y1] per seat for the body and the table zone. The
+verdict is vision's own (`calibration_verdict`, through
+`review.calibration_verdict` for a game), so the app refuses exactly what
+the analysis refuses and warns in the same words.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
 
-from vision.calibration import (Calibration, CalibrationError, SeatRegion, check_calibration,
-                                load_calibration, save_calibration)
+from vision.calibration import (Calibration, CalibrationError, SeatRegion, calibration_verdict,
+                                load_calibration, renumber, save_calibration)
 
 Box = tuple[int, int, int, int]  # x, y, w, h
 REGION_KINDS = ("body", "table_zone")
 
 __all__ = ["Box", "CalibrationError", "CameraRegions", "CheckResult", "check_file",
-           "load_regions", "regions_for", "set_box"]
+           "load_regions", "regions_for", "regions_of", "renumber_file", "set_box"]
 
 
 @dataclass(frozen=True)
@@ -31,8 +32,11 @@ class CameraRegions:
 
 @dataclass(frozen=True)
 class CheckResult:
-    problems: tuple[str, ...]
-    bad_seats: tuple[int, ...]
+    problems: tuple[str, ...]          # refusals: the analysis will not run
+    bad_seats: tuple[int, ...]         # seats named by a refusal
+    warnings: tuple[str, ...] = ()     # usable, with what each costs
+    warned_seats: tuple[int, ...] = ()
+    summary: str = ""
 
     @property
     def ok(self) -> bool:
@@ -45,7 +49,10 @@ def _xywh(b) -> Box:
 
 
 def load_regions(path: Path) -> list[CameraRegions]:
-    cal = load_calibration(path)
+    return regions_of(load_calibration(path))
+
+
+def regions_of(cal: Calibration) -> list[CameraRegions]:
     return [CameraRegions(cid, c.width, c.height,
                           {s: _xywh(r.body) for s, r in c.seats.items()},
                           {s: _xywh(r.table_zone) for s, r in c.seats.items()})
@@ -60,14 +67,21 @@ def regions_for(path: Path, camera: str | None = None) -> CameraRegions:
 
 def check_file(path: Path, frame_size: tuple[int, int] | None = None,
                camera: str | None = None) -> CheckResult:
-    """vision's calibration check; an unreadable file is one problem, not an exception."""
+    """vision's verdict on a calibration file; an unreadable file is one problem, not an exception."""
     try:
         cal = load_calibration(path)
-        issues = check_calibration(cal, frame_size, cam=camera)
+        verdict = calibration_verdict(cal, frame_size, cam=camera)
     except CalibrationError as exc:
-        return CheckResult((str(exc),), ())
-    return CheckResult(tuple(f"{i.cam}: {i.message}" for i in issues),
-                       tuple(sorted({i.seat for i in issues})))
+        return CheckResult((str(exc),), (), summary=f"refused: {exc}")
+    return CheckResult(tuple(verdict.refusal_lines), verdict.seats_refused, tuple(verdict.warning_lines),
+                       tuple(sorted({i.seat for i in verdict.warnings if i.seat})), verdict.summary)
+
+
+def renumber_file(path: Path, camera: str, first: int, reverse: bool, *, confirmed_by: str | None = None) -> Path:
+    """The saved seats numbered again (vision keeps the previous file as calibration.json.bak)."""
+    cal = renumber(load_calibration(path), camera, first, reverse)
+    cal.confirmed_by = confirmed_by
+    return save_calibration(cal, path)
 
 
 def set_box(path: Path, camera: str, seat: int, box: Box, *, region: str = "body",

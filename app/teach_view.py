@@ -33,6 +33,8 @@ def _answer(game, q, value: str) -> None:
         return
     try:
         with store(game, create=True) as s:
+            if s is None:   # create=True opens or creates it; None only if that was refused (said)
+                return
             s.answer_frame(q.t, q.seat, q.question, value, me.name, me.role.value, passphrase=passphrase())
     except Exception as exc:  # the store's refusal is the user's message
         st.error(f"The answer was not saved: {exc}")

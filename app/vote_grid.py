@@ -13,7 +13,7 @@ SEATS = tuple(range(1, 11))
 @dataclass(frozen=True)
 class CellView:
     text: str
-    state: str  # counted | void | default | empty
+    state: str  # counted | void | default | empty | unverified (the view could not be judged)
     verified: str | None = None  # the standing verification verdict, if any
 
 
@@ -36,6 +36,10 @@ def calls_of(recount: RecountFile, round_: int) -> list[VoteCall]:
 
 
 def cell(call: VoteCall, seat: int, verified: str | None = None) -> CellView:
+    why = dict(call.unverified).get(seat)
+    if why is not None:
+        # not a guess: the analysis could not see this seat's zone here (review.view)
+        return CellView("? cannot judge\n" + (", ".join(why).replace("_", " ") or "not seen"), "unverified", verified)
     rec = next((v for v in call.voters if v.seat == seat), None)
     if rec is not None:
         return CellView(_describe(call, rec), "counted" if rec.counted else "void", verified)
@@ -82,7 +86,8 @@ def grid_rows(calls: Sequence[VoteCall], verifications: Iterable) -> list[dict[s
     return rows
 
 
-COLOURS = {"counted": "#d8f5d0", "void": "#fde2c8", "default": "#e4e4f7", "empty": "#ffffff"}
+COLOURS = {"counted": "#d8f5d0", "void": "#fde2c8", "default": "#e4e4f7", "empty": "#ffffff",
+           "unverified": "#e6e6e6"}
 
 
 def grid_html(labels: Sequence[str], rows: Sequence[dict[str, CellView]]) -> str:
@@ -111,7 +116,8 @@ def totals(calls: Sequence[VoteCall]) -> list[dict]:
     for c in calls:
         diff = None if c.announced is None or c.recount is None else c.recount - c.announced
         out.append({"vote": call_label(c), "announced": c.announced, "recount": c.recount,
-                    "difference": diff, "mismatch": "⚠ yes" if c.mismatch else ""})
+                    "difference": diff, "mismatch": "⚠ yes" if c.mismatch else "",
+                    "cannot judge": ", ".join(str(s) for s, _ in c.unverified)})
     return out
 
 

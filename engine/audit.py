@@ -53,6 +53,8 @@ AUDIT_CODES: dict[str, str] = {
     "speech_after_vote": "a normal speech after voting began",
     "tech_foul_not_in_profile": "a technical foul in a profile without them",
     "otv_not_in_profile": "an OTV outside SM",
+    "record_outcome": "an imported record's raw shots or ballots give another outcome than "
+                      "the record's own deaths; the recorded outcome stands (docs/formats.md)",
 }
 
 

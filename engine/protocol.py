@@ -53,7 +53,10 @@ class Event:
 
 @dataclass(frozen=True)
 class Nightfall(Event):
+    """"Night". `leaves` (with `taken_from_record`): the night's outcome as the source
+    record states it (the killed seat, or [] for a miss), which stands over the shots."""
     type: ClassVar[str] = "nightfall"
+    leaves: tuple[int, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -118,7 +121,10 @@ class Guess(Event):
 
 @dataclass(frozen=True)
 class Morning(Event):
+    """"Morning". `leaves` (with `taken_from_record`): the day's vote outcome as the
+    source record states it (who is voted out, [] for nobody), which stands over the ballots."""
     type: ClassVar[str] = "morning"
+    leaves: tuple[int, ...] | None = None
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from typing import Callable
 from . import protocol as P
 from .outcome import quiet_draw, ru_extra_red_win, team_result
 from .profiles import DEFAULT_PROFILE, Profile, ProfileError, get_profile, profile_for_game
-from .shooting import resolve_shots
+from .shooting import ShotOutcome, resolve_shots
 from .speaking import day_closer, day_opener, speaking_order
 from .state import (Candidate, DayOutcome, Exit, GameState, GamePhase, RaiseRecord, Stage,
                     CallTally, VoteSession, initial_state)
@@ -48,7 +48,7 @@ class _Step:
 
 def _start_n0(state: GameState) -> GameState:
     return replace(state, round=0, phase=GamePhase.NIGHT, alive_at_nightfall=state.in_game(),
-                   left_this_phase=())
+                   left_this_phase=(), stated_leaves=None, stated_done=False)
 
 
 def _nightfall(state: GameState, step: _Step) -> GameState:
@@ -59,7 +59,8 @@ def _nightfall(state: GameState, step: _Step) -> GameState:
     return replace(state, round=state.round + 1, phase=GamePhase.NIGHT, shots=(),
                    shooting_resolved=False, night_kill=None, don_checked=False,
                    sheriff_checked=False, alive_at_nightfall=state.in_game(),
-                   left_this_phase=(), current_speaker=None)
+                   left_this_phase=(), current_speaker=None, stated_leaves=None,
+                   stated_done=False)
 
 
 def _ensure_night(state: GameState, step: _Step, what: str) -> GameState:
@@ -85,6 +86,8 @@ def _resolve_shooting(state: GameState, step: _Step) -> GameState:
     shooters = [s.seat for s in state.seats if s.in_game and s.role.is_black]
     out = resolve_shots([(b, t) for b, t, _ in state.shots], shooters, state.in_game(), step.profile)
     state = replace(state, shooting_resolved=True)
+    if state.stated_leaves is not None:
+        out = _stated_night(state, out, step)
     if out.kill is None:
         if state.result is None:
             step.note("miss", f"night {state.round}: miss ({out.reason})", step.c("miss_if_targets_differ"))
@@ -94,6 +97,42 @@ def _resolve_shooting(state: GameState, step: _Step) -> GameState:
         state = replace(state, first_killed=out.kill,
                         first_killed_right=_first_killed_right(state, step.profile))
     return _leave(state, (out.kill,), ExitType.NIGHT, step)
+
+
+def _record_audit(state: GameState, step: _Step, message: str) -> None:
+    """A record's raw steps disagree with its stated outcome: reported at the event that
+    states the outcome (the phase's nightfall or morning), where the judge looks for it."""
+    index = state.stated_event if state.stated_event is not None else step.index
+    step.issues.append(audit("record_outcome", index, message, "docs/formats.md"))
+
+
+def _stated_night(state: GameState, out: ShotOutcome, step: _Step) -> ShotOutcome:
+    """The night's outcome as the source record states it stands over its shots; a
+    disagreement is reported (the record's raw lists are incomplete or wrong)."""
+    stated = next((s for s in state.stated_leaves or () if state.seat(s).in_game), None)
+    if stated != out.kill:
+        derived = f"kill seat {out.kill}" if out.kill is not None else f"a miss ({out.reason})"
+        recorded = f"seat {stated} killed" if stated is not None else "a miss"
+        _record_audit(state, step, f"night {state.round}: the recorded shots give {derived}, the "
+                      f"record has {recorded}; the recorded outcome stands")
+    return ShotOutcome(stated, "" if stated is not None else "the record states a miss")
+
+
+def _stated_day(state: GameState, seats: tuple[int, ...], step: _Step) -> tuple[GameState, tuple[int, ...]]:
+    """Who a day vote removes when the source record states the day's outcome: the
+    record's seats, once; a disagreement with the ballots is reported."""
+    r = state.round
+    if state.stated_done:
+        if seats:
+            _record_audit(state, step, f"day {r}: the recorded ballots also remove seat(s) "
+                          f"{_seats(seats)}; the record's outcome already stands")
+        return state, ()
+    stated = tuple(s for s in state.stated_leaves or () if state.seat(s).in_game)
+    if set(seats) != set(stated):
+        _record_audit(state, step, f"day {r}: the recorded ballots remove "
+                      f"{_seats(seats) if seats else 'nobody'}, the record has "
+                      f"{_seats(stated) if stated else 'nobody'} leave; the recorded outcome stands")
+    return replace(state, stated_done=True), stated
 
 
 def _first_killed_right(state: GameState, profile: Profile) -> bool:
@@ -129,7 +168,8 @@ def _morning(state: GameState, step: _Step) -> GameState:
     closers = _set_at(state.closers, r, day_closer(opener, alive))
     return replace(state, phase=GamePhase.DAY, openers=openers, closers=closers,
                    speech_order=speaking_order(opener, alive), speakers=(), current_speaker=None,
-                   candidates=(), vote=None, left_this_phase=(), day_closed=False)
+                   candidates=(), vote=None, left_this_phase=(), day_closed=False,
+                   stated_leaves=None, stated_done=False)
 
 
 def _set_at(seq: tuple, i: int, value) -> tuple:
@@ -180,6 +220,11 @@ def _close_day(state: GameState, step: _Step) -> GameState:
                       f"{len(session.calls)} of {len(session.candidates)} calls")
             state = _finish_session(state, "unknown", (), step)
         vote_exit = any(o.round == r and o.eliminated for o in state.day_outcomes)
+    if state.stated_leaves is not None and not state.stated_done:
+        # the ballots removed nobody (or were never held); the record says who left
+        before = len(state.exits)
+        state = _leave(state, (), ExitType.DAY, step)
+        vote_exit = vote_exit or len(state.exits) > before
     # a muted player whose slot has passed has served the lost speech
     seats = list(state.seats)
     for i, s in enumerate(seats):
@@ -213,6 +258,8 @@ def _fix_result(state: GameState, result: str, reason: str, step: _Step) -> Game
 def _leave(state: GameState, seats, how: ExitType, step: _Step) -> GameState:
     """Players leave together, then one win check (a raise may remove several at once)."""
     p = step.profile
+    if how is ExitType.DAY and state.phase is GamePhase.DAY and state.stated_leaves is not None:
+        state, seats = _stated_day(state, tuple(seats), step)
     left = []
     for n in seats:
         s = state.seat(n)
@@ -483,7 +530,10 @@ def _h_nightfall(state, ev, step):
     if state.phase is GamePhase.NIGHT:
         step.error("nightfall_at_night", "\"Night\" called during the night", "rules-spec 2.2")
         return state
-    return _nightfall(state, step)
+    state = _nightfall(state, step)
+    if ev.leaves is not None and state.round >= 1:
+        state = replace(state, stated_leaves=tuple(ev.leaves), stated_event=step.index)
+    return state
 
 
 def _h_morning(state, ev, step):
@@ -493,7 +543,10 @@ def _h_morning(state, ev, step):
     if state.phase is GamePhase.SETUP:
         step.note("implicit_nightfall", "\"Morning\" before any \"Night\": assuming N0 passed")
         state = _start_n0(state)
-    return _morning(state, step)
+    state = _morning(state, step)
+    if ev.leaves is not None:
+        state = replace(state, stated_leaves=tuple(ev.leaves), stated_event=step.index)
+    return state
 
 
 def _h_n0(state, ev, step):
@@ -639,7 +692,11 @@ def _h_nominate(state, ev: P.Nominate, step):
     p = step.profile
     state = _ensure_day(state, step, "nominate")
     by, target = state.seat(ev.by), state.seat(ev.target)
-    if not by.in_game:
+    last_word = not by.in_game and by.exit is ExitType.NIGHT and by.exit_round == state.round \
+        and not state.speakers
+    # the player killed tonight may nominate in the last word, before the day's first
+    # speech (rules-spec 2: MC, CC and SM allow it; a profile forbidding it is not modelled)
+    if not by.in_game and not last_word:
         step.error("nomination_by_absent", f"seat {ev.by} nominates but is out of the game", "rules-spec 2.3.2")
         return state
     if not target.in_game:

@@ -156,6 +156,11 @@ class GameState:
     shots: tuple[tuple[int, int, int | None], ...] = ()  # (by, target, event) tonight
     shooting_resolved: bool = False
     night_kill: int | None = None
+    # the phase's outcome as a source record states it (nightfall/morning `leaves`),
+    # standing over what its raw shots or ballots give; `stated_done` once applied
+    stated_leaves: tuple[int, ...] | None = None
+    stated_done: bool = False
+    stated_event: int | None = None       # the nightfall or morning that states it
     don_checked: bool = False
     sheriff_checked: bool = False
     checks: tuple[tuple[int, str, int, bool | None], ...] = ()  # (round, role, target, answer)

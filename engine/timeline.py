@@ -23,6 +23,16 @@ from .types import Role
 from .voting import vote_window
 
 
+def _hands_expected(call) -> int | None:
+    """How many fists the recording should show at a call: the recorded voters, or the
+    count less the non-voters counted for the last candidate (None: unknown)."""
+    if call is None:
+        return None
+    if call.voters is not None:
+        return len(call.voters)
+    return None if call.count is None else max(0, call.count - (call.default_count or 0))
+
+
 class Kind(str, Enum):
     NIGHT = "night"                  # nightfall to morning: masks on, night pose
     MASKING = "masking"              # from "Night" until the mask must be on
@@ -245,7 +255,8 @@ class _Builder:
                          t_call2=ev.t_call2, t_thanks=ev.t_thanks, announced=ev.announced,
                          window_opens_rule=prof.vote_window_opens,
                          window_closes_rule=prof.vote_window_closes,
-                         last_candidate=bool(call and call.default_count and call.defaults is not None))
+                         last_candidate=bool(call and call.default_count and call.defaults is not None),
+                         hands_expected=_hands_expected(call))
             elif isinstance(ev, P.RaiseVote):
                 rec = next((x for x in reversed(after.raises) if x.event == i), None)
                 eligible = rec.eligible if rec else before.in_game()

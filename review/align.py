@@ -28,13 +28,22 @@ from vision.tracks import Observed, Track
 TIME_DETAILS = ("window_open", "window_close", "t_call_end", "t_call2", "t_thanks")
 # Typical judge timing, used only where neither the protocol nor the video says.
 CALL_SECONDS = 1.0       # "who votes against number N"
+CALL_MAX_SECONDS = 3.0
+SHOOTING_LEAD = 0.8      # "the mafia goes hunting" before the first seat number   # an utterance longer than this is not one vote call
 WINDOW_SECONDS = 1.5     # call end to "thank you"
 # A cue tone: its band jumps CUE_RISE_DB over the previous 10 ms and stays that far
 # above the band's usual level for CUE_HOLD_SECONDS.
 CUE_RISE_DB = 15.0
 CUE_HOLD_SECONDS = 0.08
+# ... and holds at least the share of the speech band's energy this many dB below all
+# of it (a pure tone: about 0 dB; a voice's harmonic: 10 dB and more below)
+TONE_WIDE_BAND = (300.0, 4000.0)
+TONE_PURITY_DB = 4.0
 # A video mark this close to an audio mark of the same kind is the same moment.
 FUSE_SECONDS = 2.0
+# masks go on (nightfall) and come off (morning) this long after the call, at the
+# middle of the table's movement (the synthetic games' players: 0.9-1.7 s)
+MASK_LAG_SECONDS = 1.2
 # Without protocol times: a vote-call mark with a "thanks" mark or another call at
 # most the call and window lengths plus PAIR_SLACK s away is preferred (by
 # PAIR_BONUS) to a lone one.
@@ -45,10 +54,14 @@ PAIR_BONUS = 0.05
 @dataclass(frozen=True)
 class Mark:
     """An observed moment on the video clock."""
-    kind: str            # nightfall | morning | vote_call | thanks
+    kind: str            # nightfall | morning | vote_call | thanks | shooting_call | don_check(_end)
+                         # | sheriff_check(_end) | speech (an utterance, whoever said it)
     t: float
     confidence: float
-    source: str          # audio | video | manual
+    source: str          # audio | speech | video | manual
+    t_end: float | None = None   # an utterance's end (a vote call's end opens the window)
+    n: int | None = None         # fists landing together (a vote call seen)
+    fits: frozenset[str] | None = None  # an utterance: the calls it can be (None: any spoken call)
 
 
 @dataclass(frozen=True)
@@ -57,6 +70,7 @@ class Expected:
     key: str             # the interval key the mark anchors
     t: float | None      # protocol time, if any
     order: int
+    hands: int | None = None  # a vote call: the fists the protocol says were raised
 
 
 @dataclass(frozen=True)
@@ -86,6 +100,12 @@ class Alignment:
     def intervals(self) -> list[Interval]:
         return [p.interval for p in self.placements]
 
+    @property
+    def needs_anchor(self) -> list[dict]:
+        """The calls a person should anchor: every nightfall, vote call and vote window
+        edge (and night check) the recording did not place within ANCHOR_TOLERANCE s."""
+        return needs_anchor(self)
+
     def to_dict(self) -> dict:
         return {"format": "mafvar-alignment", "version": 1,
                 "clock": None if self.clock is None else {"offset": self.clock.offset, "drift": self.clock.drift},
@@ -93,7 +113,8 @@ class Alignment:
                             for k, m in self.matched.items()},
                 "unmatched": list(self.unmatched_expected),
                 "intervals": [{**p.interval.to_dict(), "confidence": round(p.confidence, 3),
-                               "anchored_by": p.anchored_by} for p in self.placements]}
+                               "anchored_by": p.anchored_by} for p in self.placements],
+                "needs_anchor": self.needs_anchor}
 
 
 # ------------------------------------------------------------------ marks from the recording
@@ -111,9 +132,11 @@ def audio_marks(audio, tones: Mapping[str, Sequence[float]] | None = None) -> li
         return []
     hits: dict[float, list[tuple[float, float]]] = {}
     freqs = sorted({f for fs in tones.values() for f in fs})
-    envs = band_energies(audio, [(f - 40.0, f + 40.0) for f in freqs], win=0.04, hop=0.01)
+    envs = band_energies(audio, [(f - 40.0, f + 40.0) for f in freqs] + [TONE_WIDE_BAND], win=0.04, hop=0.01)
+    wide = envs.pop()
     for f, env in zip(freqs, envs):
-        hits[f] = [(t, 1.0) for t in _standing_out(env, onsets(env, rise_db=CUE_RISE_DB, min_gap=0.3))]
+        found = _standing_out(env, onsets(env, rise_db=CUE_RISE_DB, min_gap=0.3))
+        hits[f] = [(t, 1.0) for t in found if _pure(env, wide, t)]
     out: list[Mark] = []
     used: set[tuple[float, float]] = set()
     # Two-tone cues first: a falling or rising pair 0.2 s apart.
@@ -132,6 +155,14 @@ def audio_marks(audio, tones: Mapping[str, Sequence[float]] | None = None) -> li
             if (fs[0], t) not in used:
                 out.append(Mark(kind, round(t, 3), 0.9, "audio"))
     return sorted(out, key=lambda m: m.t)
+
+
+def _pure(narrow, wide, t: float, hold: float = CUE_HOLD_SECONDS) -> bool:
+    """A tone holds nearly all the energy around it; a voice spreads over the band (its
+    harmonics cross a tone's frequency too, and once rose above the room like a tone)."""
+    i = int(np.searchsorted(narrow.times, t - 1e-6))
+    j = max(i + 1, int(np.searchsorted(narrow.times, t + hold + 1e-6)))
+    return bool(np.median(narrow.db[i:j] - wide.db[i:j]) >= -TONE_PURITY_DB)
 
 
 def _standing_out(env, times: Sequence[float], rise_db: float | None = None,
@@ -201,15 +232,96 @@ def video_marks(tracks: Iterable[Track], seats: int = 10) -> list[Mark]:
     need = max(3, seats // 2)
     out = []
     for state, kind in ((Observed.MASK_ON, "nightfall"), (Observed.MASK_OFF, "morning")):
-        onsets = [tr.t0 for tr in tracks if tr.state is state]
+        onsets = sorted(tr.t0 for tr in tracks if tr.state is state)
         for t, n in _clusters(onsets, 4.0, need):
-            # masks go on within ~1 s of the call: the cluster starts just after it
-            out.append(Mark(kind, round(t - 0.5, 3), min(1.0, n / seats), "video"))
+            # the table masks within a second or two of the call: the cluster's median
+            # onset, less that lag (its first onset may be one seat's misreading, e.g.
+            # an empty seat's, and a call is the table's, not one seat's)
+            members = [u for u in onsets if t <= u <= t + 4.0][:n]
+            mid = float(np.median(members))
+            out.append(Mark(kind, round(mid - MASK_LAG_SECONDS, 3), min(1.0, n / seats), "video"))
     fists = [tr.t0 for tr in tracks if tr.state is Observed.FIST_ON_TABLE]
     for t, n in _clusters(fists, 1.2, 2):
         # fists land after the call ends: the call started about a call's length before
-        out.append(Mark("vote_call", round(t - CALL_SECONDS - 0.3, 3), min(1.0, 0.5 + n / 10), "video"))
+        out.append(Mark("vote_call", round(t - CALL_SECONDS - 0.3, 3), min(1.0, 0.5 + n / 10), "video", n=n))
     return sorted(out, key=lambda m: m.t)
+
+
+# ------------------------------------------------------------------ speech: utterances, whoever says them
+
+# What the judge says aloud at an expected mark (docs/synth.md "Sound"; every rulebook
+# has the judge call these): an utterance starting there can place it.
+SPOKEN = frozenset({"nightfall", "morning", "vote_call", "thanks", "shooting_call", "don_check",
+                    "don_check_end", "sheriff_check", "sheriff_check_end"})
+START_KINDS = frozenset({"nightfall", "vote_call", "shooting_call", "don_check", "sheriff_check"})
+# An utterance matched to a mark it was predicted near: how far it may be, by what the
+# prediction rests on (a mark seen, the protocol's clock, or only the order of events).
+SPEECH_TOLERANCE = 2.0
+SPEECH_TOLERANCE_VIDEO = 4.0
+SPEECH_TOLERANCE_INTERPOLATED = 40.0
+SPEECH_GAIN = 0.6
+
+
+def speech_marks(segments) -> list[Mark]:
+    """Utterances (vision.audio.speech_segments) as marks of kind "speech": they can
+    place a spoken call, but say nothing of which one; louder is likelier the judge.
+
+    One thing tells a vote call from any other utterance, in every rulebook: the
+    judge says "thank you" a window's length after it (MC 2.4.7: about 1.5 s). So an
+    utterance can be a vote call only when a short one starts THANKS_AFTER s after its
+    end, and a short one can be "thank you" only after such a call."""
+    segs = list(segments)
+    out = []
+    lo, hi = UTTERANCE_SECONDS["vote_call"]
+    t_lo, t_hi = UTTERANCE_SECONDS["thanks"]
+    for k, s in enumerate(segs):
+        fits = set(SPOKEN - {"vote_call", "thanks"})
+        dur = s.t1 - s.t0
+        if lo <= dur <= hi and any(t_lo <= n.t1 - n.t0 <= t_hi and THANKS_AFTER[0] <= n.t0 - s.t1 <= THANKS_AFTER[1]
+                                   for n in segs[k + 1:k + 4]):
+            fits.add("vote_call")
+        if t_lo <= dur <= t_hi and any(lo <= p.t1 - p.t0 <= hi and THANKS_AFTER[0] <= s.t0 - p.t1 <= THANKS_AFTER[1]
+                                       for p in segs[max(0, k - 3):k]):
+            fits.add("thanks")
+        out.append(Mark("speech", s.t0, round(min(0.9, 0.4 + max(0.0, s.rise_db) / 40.0), 3), "speech",
+                        t_end=s.t1, fits=frozenset(fits)))
+    return out
+
+
+# "thank you" starts this long after the end of the vote call it closes (s)
+THANKS_AFTER = (0.4, 3.5)
+
+
+def _role_seats(roles: Mapping[int, str] | None, *names: str) -> list[int]:
+    return sorted(s for s, r in (roles or {}).items() if str(r) in names)
+
+
+def check_marks(tracks: Sequence[Track], roles: Mapping[int, str] | None) -> list[Mark]:
+    """The Don's and the Sheriff's night checks seen: the checker's mask comes off (or
+    up) for a few seconds while most of the table stays masked. The judge's call comes
+    a moment before the mask moves and "falls asleep" a moment after it is back."""
+    out = []
+    masked = [tr for tr in tracks if tr.state is Observed.MASK_ON]
+    for kind, role in (("don_check", "don"), ("sheriff_check", "sheriff")):
+        for seat in _role_seats(roles, role):
+            for tr in tracks:
+                if tr.seat != seat or tr.state not in (Observed.MASK_OFF, Observed.MASK_LIFTED):
+                    continue
+                if not 1.0 <= tr.t1 - tr.t0 <= 25.0:
+                    continue
+                mid = (tr.t0 + tr.t1) / 2
+                others = {m.seat for m in masked if m.seat != seat and m.t0 <= mid <= m.t1}
+                if len(others) < 4:
+                    continue
+                conf = min(0.9, 0.4 + 0.06 * len(others))
+                out.append(Mark(kind, round(tr.t0 - CHECK_LEAD, 3), conf, "video"))
+                out.append(Mark(f"{kind}_end", round(tr.t1 + CHECK_TRAIL, 3), conf, "video"))
+    return sorted(out, key=lambda m: m.t)
+
+
+# the checker's mask moves this long after the wake call / before the sleep call
+CHECK_LEAD = 0.3
+CHECK_TRAIL = 0.3
 
 
 # ------------------------------------------------------------------ what the game expects
@@ -223,19 +335,40 @@ def expected_marks(intervals: Sequence[Interval]) -> list[Expected]:
             if end is not None:
                 out.append(Expected("morning", iv.key, iv.t1, end))
         elif iv.kind in (Kind.VOTE_CALL, Kind.RAISE_VOTE):
-            out.append(Expected("vote_call", iv.key, iv.t0, iv.event or 0))
+            out.append(Expected("vote_call", iv.key, iv.t0, iv.event or 0, iv.details.get("hands_expected")))
             out.append(Expected("thanks", iv.key, iv.details.get("window_close"), iv.event or 0))
-    out.sort(key=lambda e: (e.order, 0 if e.kind in ("nightfall", "vote_call") else 1))
+        elif iv.kind is Kind.SHOOTING_CALL:
+            out.append(Expected("shooting_call", iv.key, iv.t0, iv.event or 0))
+        elif iv.kind in (Kind.DON_CHECK, Kind.SHERIFF_CHECK):
+            out.append(Expected(iv.kind.value, iv.key, iv.t0, iv.event or 0))
+            out.append(Expected(f"{iv.kind.value}_end", iv.key, iv.t1, iv.event or 0))
+    out.sort(key=lambda e: (e.order, 0 if e.kind in START_KINDS else 1))
     return out
+
+
+def _kinds_fit(e: Expected, mk: Mark) -> bool:
+    if mk.kind == "speech":
+        if e.kind not in SPOKEN or (mk.fits is not None and e.kind not in mk.fits):
+            return False
+        lo, hi = UTTERANCE_SECONDS.get(e.kind, (0.0, CALL_MAX_SECONDS * 2))
+        return mk.t_end is None or lo <= mk.t_end - mk.t <= hi
+    return e.kind == mk.kind
+
+
+# How long each call takes to say (s): "thank you" and a seat number are short, "who
+# votes against number N" is not; an utterance outside its call's span is another one.
+UTTERANCE_SECONDS = {"thanks": (0.1, 0.9), "shooting_call": (0.1, 1.2), "vote_call": (0.45, CALL_MAX_SECONDS)}
 
 
 def ordered_match(expected: Sequence[Expected], marks: Sequence[Mark],
                   predicted: Callable[[Expected], float | None] | None = None,
-                  tolerance: float = 3.0) -> dict[int, Mark]:
-    """Monotone matching of expected marks to observed ones (same kind).
+                  tolerance: float | Callable[[Expected], float] = 3.0) -> dict[int, Mark]:
+    """Monotone matching of expected marks to observed ones (same kind; an utterance,
+    kind "speech", fits any spoken call).
 
     Maximises the summed confidence (minus a distance penalty when a predicted
     time exists); both sequences keep their order. O(n·m) dynamic programming."""
+    tol_of = tolerance if callable(tolerance) else (lambda e: float(tolerance))
     n, m = len(expected), len(marks)
     score = np.zeros((n + 1, m + 1))
     move = np.zeros((n + 1, m + 1), dtype=np.int8)  # 0 skip expected, 1 skip mark, 2 match
@@ -245,12 +378,23 @@ def ordered_match(expected: Sequence[Expected], marks: Sequence[Mark],
             if score[i, j - 1] > best:
                 best, how = score[i, j - 1], 1
             e, mk = expected[i - 1], marks[j - 1]
-            if e.kind == mk.kind:
+            if _kinds_fit(e, mk):
                 gain = mk.confidence
+                if mk.n is not None and e.hands is not None:
+                    # as many fists as the protocol has votes: likelier this call's
+                    gain /= 1.0 + abs(mk.n - e.hands) / 2.0
                 p = predicted(e) if predicted else None
                 if p is not None:
+                    tol = tol_of(e)
                     d = abs(p - mk.t)
-                    gain = gain - d / tolerance if d <= tolerance else -1.0
+                    if d > tol:
+                        gain = -1.0
+                    elif mk.kind == "speech":
+                        # an utterance is where the call was said: how far the rough
+                        # prediction was matters less than keeping every call matched
+                        gain = gain * (1.0 - (d / tol) ** 2)
+                    else:
+                        gain = gain - d / tol
                 if gain > 0 and score[i - 1, j - 1] + gain > best:
                     best, how = score[i - 1, j - 1] + gain, 2
             score[i, j], move[i, j] = best, how
@@ -314,8 +458,15 @@ def align(intervals: Sequence[Interval], marks: Sequence[Mark] = (),
     """Place every interval on the video clock.
 
     anchors: interval key (e.g. "r2.night") or "kind:key" -> video time, set by a
-    person; they are matched first and override everything near them."""
+    person; they are matched first and override everything near them.
+
+    Utterances (marks of kind "speech") come second: once the other marks and the
+    protocol's clock (or only the order of events) have placed every call roughly,
+    each spoken call takes the utterance starting nearest where it was predicted,
+    in order (`_refine_with_speech`)."""
     expected = expected_marks(intervals)
+    speech = [m for m in marks if m.kind == "speech"]
+    marks = [m for m in marks if m.kind != "speech"]
     pinned: dict[int, Mark] = {}
     for k, t in (anchors or {}).items():
         kind, key = k.split(":", 1) if ":" in k else (None, k)
@@ -344,10 +495,86 @@ def align(intervals: Sequence[Interval], marks: Sequence[Mark] = (),
                   for i, m in enumerate(marks)]
         back = {id(sm): m for sm, m in zip(scored, marks)}
         matches = {i: back.get(id(mk), mk) for i, mk in _match_around(expected, scored, pinned).items()}
+    if speech:
+        matches = _refine_with_speech(intervals, expected, matches, speech, pinned, clock)
     matched = {f"{expected[i].kind}:{expected[i].key}": mk for i, mk in matches.items()}
     unmatched = tuple(f"{e.kind}:{e.key}" for i, e in enumerate(expected) if i not in matches)
     placements = _place(intervals, matched, clock)
     return Alignment(tuple(placements), clock, matched, unmatched)
+
+
+def _expected_times(placements: Sequence[PlacedInterval]) -> dict[str, float]:
+    """Where each expected mark lies in a placement ("kind:key" -> video time)."""
+    out: dict[str, float] = {}
+    for p in placements:
+        iv = p.interval
+        d = iv.details
+        pairs: list[tuple[str, float | None]] = []
+        if iv.kind is Kind.NIGHT:
+            pairs = [("nightfall", iv.t0), ("morning", iv.t1)]
+        elif iv.kind in (Kind.VOTE_CALL, Kind.RAISE_VOTE):
+            pairs = [("vote_call", iv.t0), ("thanks", d.get("window_close", iv.t1))]
+        elif iv.kind is Kind.SHOOTING_CALL:
+            pairs = [("shooting_call", iv.t0)]
+        elif iv.kind in (Kind.DON_CHECK, Kind.SHERIFF_CHECK):
+            pairs = [(iv.kind.value, iv.t0), (f"{iv.kind.value}_end", iv.t1)]
+        out.update({f"{k}:{iv.key}": t for k, t in pairs if t is not None})
+    return out
+
+
+def _refine_with_speech(intervals: Sequence[Interval], expected: Sequence[Expected], matches: dict[int, Mark],
+                        speech: Sequence[Mark], pinned: Mapping[int, Mark], clock: Clock | None) -> dict[int, Mark]:
+    """Every spoken call takes the utterance starting nearest where the other evidence
+    put it (ordered, so two calls never share one). A call placed by a mark seen or by
+    the protocol's clock looks SPEECH_TOLERANCE s around it (SPEECH_TOLERANCE_VIDEO for
+    the picture's rough marks); one placed only by the order of events looks further (a
+    night's calls are the only voice in the night). "Thank you" comes second: it is
+    looked for a window's length after the end of its call, once the calls are placed."""
+    out = dict(matches)
+    for kinds in (SPOKEN - {"thanks"}, frozenset({"thanks"})):
+        out = _speech_pass(intervals, expected, out, speech, pinned, clock, kinds)
+    return out
+
+
+def _speech_pass(intervals: Sequence[Interval], expected: Sequence[Expected], matches: dict[int, Mark],
+                 speech: Sequence[Mark], pinned: Mapping[int, Mark], clock: Clock | None,
+                 kinds: frozenset[str]) -> dict[int, Mark]:
+    prelim = _expected_times(_place(intervals, {f"{expected[i].kind}:{expected[i].key}": m
+                                                for i, m in matches.items()}, clock))
+    spoken = [i for i, e in enumerate(expected) if e.kind in kinds]
+    sub = [expected[i] for i in spoken]
+    where = {id(e): k for k, e in enumerate(sub)}
+
+    def predicted(e: Expected) -> float | None:
+        return prelim.get(f"{e.kind}:{e.key}")
+
+    def tolerance(e: Expected) -> float:
+        i = spoken[where[id(e)]]
+        if clock is not None and e.t is not None:
+            return SPEECH_TOLERANCE
+        if e.kind == "thanks":
+            call = matches.get(next((j for j, x in enumerate(expected)
+                                     if x.kind == "vote_call" and x.key == e.key), -1))
+            if call is not None and call.source in ("speech", "manual", "audio"):
+                return SPEECH_TOLERANCE  # a window's length after the call heard
+        seen = matches.get(i)
+        if seen is not None:
+            # the picture times a call only roughly (masks, fists come after it)
+            return SPEECH_TOLERANCE_VIDEO if seen.source == "video" else SPEECH_TOLERANCE
+        return SPEECH_TOLERANCE_INTERPOLATED
+
+    sub_pinned = {k: pinned[i] for k, i in enumerate(spoken) if i in pinned}
+    found = _match_around(sub, speech, sub_pinned, predicted, tolerance)
+    out = dict(matches)
+    for k, mk in found.items():
+        i = spoken[k]
+        old = out.get(i)
+        if mk.source == "manual" or (old is not None and old.source in ("manual", "audio")):
+            continue  # a person's anchor, or a call tone timed to 10 ms, stays
+        conf = mk.confidence * SPEECH_GAIN if old is None else \
+            1.0 - (1.0 - mk.confidence) * (1.0 - old.confidence) ** 0.5
+        out[i] = Mark(expected[i].kind, mk.t, round(min(1.0, conf), 4), "speech", t_end=mk.t_end)
+    return out
 
 
 def _paired_calls(marks: Sequence[Mark], slack: float = PAIR_SLACK) -> set[int]:
@@ -371,7 +598,7 @@ def _paired_calls(marks: Sequence[Mark], slack: float = PAIR_SLACK) -> set[int]:
 
 
 def _match_around(expected: Sequence[Expected], marks: Sequence[Mark], pinned: Mapping[int, Mark],
-                  predicted=None, tolerance: float = 3.0) -> dict[int, Mark]:
+                  predicted=None, tolerance: float | Callable[[Expected], float] = 3.0) -> dict[int, Mark]:
     """Ordered matching between manual anchors: each anchor fixes its own mark,
     and the segments before, between and after them are matched separately, with
     only the marks that fall in the matching time span."""
@@ -409,6 +636,11 @@ def _place(intervals: Sequence[Interval], matched: Mapping[str, Mark], clock: Cl
             a = matched.get(f"morning:r{iv.round}.night")
             if a:
                 t0, how, conf = a.t, a.source, min(1.0, a.confidence)
+            # the day lasts to the next nightfall (an untimed day would otherwise end
+            # one event after its morning, and its speeches go unsampled)
+            b = matched.get(f"nightfall:r{iv.round + 1}.night")
+            if b and (t0 is None or b.t > t0):
+                t1 = b.t
         elif iv.kind in (Kind.VOTE_CALL, Kind.RAISE_VOTE):
             a, b = matched.get(f"vote_call:{iv.key}"), matched.get(f"thanks:{iv.key}")
             if a:
@@ -418,7 +650,9 @@ def _place(intervals: Sequence[Interval], matched: Mapping[str, Mark], clock: Cl
                     if details.get(k) is not None:
                         details[k] = details[k] + shift
                 if details.get("window_open") is None:
-                    details["window_open"] = a.t + (CALL_SECONDS if iv.kind is Kind.VOTE_CALL else 0.0)
+                    end = a.t_end if a.t_end is not None and a.t_end - a.t <= CALL_MAX_SECONDS else None
+                    details["window_open"] = a.t if iv.kind is Kind.RAISE_VOTE else (
+                        end if end is not None else a.t + CALL_SECONDS)
                     details["t_call_end"] = details["window_open"]
             if b:
                 details["window_close"] = details["t_thanks"] = b.t
@@ -426,8 +660,74 @@ def _place(intervals: Sequence[Interval], matched: Mapping[str, Mark], clock: Cl
             elif a and details.get("window_close") is None:
                 details["window_close"] = details["window_open"] + WINDOW_SECONDS
                 t1 = details["window_close"]
+        elif iv.kind is Kind.SHOOTING_CALL:
+            a = matched.get(f"shooting_call:{iv.key}")
+            if a:
+                if t0 is not None and t1 is not None:
+                    t1 = a.t + (t1 - t0)
+                t0, how, conf = a.t, a.source, min(1.0, a.confidence)
+        elif iv.kind in (Kind.DON_CHECK, Kind.SHERIFF_CHECK):
+            a, b = matched.get(f"{iv.kind.value}:{iv.key}"), matched.get(f"{iv.kind.value}_end:{iv.key}")
+            if a:
+                if t0 is not None and t1 is not None and not b:
+                    t1 = a.t + (t1 - t0)
+                t0, how, conf = a.t, a.source, min(1.0, a.confidence)
+            if b:
+                t1 = b.t
+                if not a:
+                    how, conf = b.source, min(1.0, b.confidence)
         out.append(PlacedInterval(replace(base, t0=t0, t1=t1, details=details), conf, how))
-    return _interpolate(out)
+    return _night_internals(_default_windows(_interpolate(out)))
+
+
+def _default_windows(placements: list[PlacedInterval]) -> list[PlacedInterval]:
+    """A vote call placed without its window (between its neighbours): the window
+    opens a call's length after it and closes a window's length later."""
+    out = []
+    for p in placements:
+        iv = p.interval
+        if iv.kind in (Kind.VOTE_CALL, Kind.RAISE_VOTE) and iv.t0 is not None \
+                and iv.details.get("window_open") is None:
+            d = dict(iv.details)
+            d["window_open"] = d["t_call_end"] = iv.t0 + (CALL_SECONDS if iv.kind is Kind.VOTE_CALL else 0.0)
+            if d.get("window_close") is None:
+                d["window_close"] = d["window_open"] + WINDOW_SECONDS
+            p = replace(p, interval=replace(iv, t1=max(iv.t1 or d["window_close"], d["window_close"]),
+                                            details=d))
+        out.append(p)
+    return out
+
+
+def _night_internals(placements: list[PlacedInterval]) -> list[PlacedInterval]:
+    """A night's shooting is its calls: each call lasts to the next (the last to the
+    shooting's end), and the shooting spans its calls (ends where the first check or
+    the guess begins). Only where the calls were placed from the recording or the
+    order of events; a timed protocol's own shooting stays."""
+    by_round: dict[int, list[int]] = {}
+    for i, p in enumerate(placements):
+        if p.interval.kind is Kind.SHOOTING_CALL and p.anchored_by != "protocol":
+            by_round.setdefault(p.interval.round, []).append(i)
+    out = list(placements)
+    for r, idx in by_round.items():
+        idx.sort(key=lambda i: (out[i].interval.t0 or 0.0))
+        after = [p.interval.t0 for p in out if p.interval.round == r and p.interval.t0 is not None
+                 and p.interval.kind in (Kind.DON_CHECK, Kind.SHERIFF_CHECK, Kind.GUESS)]
+        shoot = next((k for k, p in enumerate(out) if p.interval.kind is Kind.SHOOTING and p.interval.round == r), None)
+        last_t0 = out[idx[-1]].interval.t0
+        end = min((t for t in after if last_t0 is not None and t > last_t0), default=None)
+        if end is None and last_t0 is not None:
+            end = last_t0 + 1.5
+        for a, b in zip(idx, idx[1:] + [None]):
+            t1 = out[b].interval.t0 if b is not None else end
+            iv = out[a].interval
+            if iv.t0 is not None and t1 is not None and t1 > iv.t0:
+                out[a] = replace(out[a], interval=replace(iv, t1=t1))
+        if shoot is not None and out[idx[0]].interval.t0 is not None:
+            sh = out[shoot].interval
+            # "the mafia goes hunting" comes just before the first number
+            out[shoot] = replace(out[shoot], interval=replace(sh, t0=out[idx[0]].interval.t0 - SHOOTING_LEAD,
+                                                              t1=end if end is not None else sh.t1))
+    return out
 
 
 def _interpolate(placements: list[PlacedInterval]) -> list[PlacedInterval]:
@@ -448,5 +748,61 @@ def _interpolate(placements: list[PlacedInterval]) -> list[PlacedInterval]:
             p = PlacedInterval(replace(iv, t0=t0, t1=max(t0, t1)), min(p.confidence, 0.3), "interpolated")
         elif iv.t1 is None and iv.t0 is not None and iv.event is not None:
             p = PlacedInterval(replace(iv, t1=max(iv.t0, float(np.interp(iv.event + 1, ev, ts)))), p.confidence, p.anchored_by)
+        if p.interval.t0 is not None and p.interval.t1 is not None and p.interval.kind is Kind.DAY:
+            # a day without its next nightfall placed ends where the last known time is
+            p = replace(p, interval=replace(p.interval, t1=max(p.interval.t1, *(t for e, t in known if e >= iv.event)))) \
+                if iv.event is not None and any(e >= iv.event for e, _ in known) and p.interval.t1 <= p.interval.t0 + 1 else p
         out.append(p)
+    return out
+
+
+# ------------------------------------------------------------------ what a person should anchor
+
+ANCHOR_TOLERANCE = 1.0
+# How far from the truth a mark of each source can be (seconds, measured on the
+# synthetic games, docs/vision.md "Alignment"): an utterance's onset, a call tone
+# and a person's anchor are exact to a few hundredths; masks going on, fists
+# landing and a checker's mask are seen only at the frames sampled, after the call.
+MARK_ERROR = {"manual": 0.05, "audio": 0.05, "speech": 0.2, "video": 1.5}
+
+
+def needs_anchor(al: Alignment, tolerance: float = ANCHOR_TOLERANCE) -> list[dict]:
+    """Every nightfall, vote call, window edge and night check whose placement cannot be
+    trusted within `tolerance` s: no mark placed it (the protocol's own times aside) or
+    only a mark as coarse as the picture. Listed for a manual anchor (`analyze --anchor`,
+    the app's timeline page)."""
+    out = []
+    timed = al.clock is not None
+    for p in al.placements:
+        iv = p.interval
+        edges: list[tuple[str, str, float | None]] = []
+        if iv.kind is Kind.NIGHT:
+            edges = [("nightfall", "nightfall", iv.t0)]
+        elif iv.kind in (Kind.VOTE_CALL, Kind.RAISE_VOTE):
+            call = al.matched.get(f"vote_call:{iv.key}")
+            edges = [("call", "vote_call", iv.t0), ("window_close", "thanks", iv.details.get("window_close"))]
+            # the window opens at the end of the call: an utterance's end, else the call's length guessed
+            opened_by = "speech" if call is not None and call.t_end is not None else (
+                call.source if call is not None and call.source in ("manual", "audio") else None)
+            edges.append(("window_open", opened_by or "", iv.details.get("window_open")))
+        elif iv.kind in (Kind.DON_CHECK, Kind.SHERIFF_CHECK):
+            edges = [(iv.kind.value, iv.kind.value, iv.t0)]
+        for what, mark_kind, t in edges:
+            if what == "window_open":
+                source = mark_kind or None
+            else:
+                mk = al.matched.get(f"{mark_kind}:{iv.key}")
+                source = mk.source if mk is not None else None
+            if timed and p.anchored_by != "interpolated":
+                continue  # the protocol's own time, on a clock fitted to what was heard and seen
+            error = MARK_ERROR.get(source or "", None)
+            if error is not None and error <= tolerance:
+                continue
+            reason = (f"placed from the picture only (about {error:g} s)" if error is not None
+                      else "no call heard or seen: placed between its neighbours")
+            out.append({"key": iv.key, "what": what, "label": iv.label,
+                        "placed": None if t is None else round(float(t), 3),
+                        "anchored_by": source or p.anchored_by, "reason": reason,
+                        "anchor": f"{mark_kind or 'vote_call'}:{iv.key}" if what != "window_open"
+                        else f"vote_call:{iv.key}"})
     return out

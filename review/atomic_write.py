@@ -70,7 +70,7 @@ def read_versioned_json(path: Path, fmt: str, version: int, error: type[Exceptio
         doc = json.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (OSError, ValueError) as exc:  # bad JSON, bad UTF-8, an integer past Python's digit limit
         raise error(f"{path}: not readable JSON ({exc})") from None
     if not isinstance(doc, dict) or doc.get("format") != fmt:
         raise error(f"{path}: not a {fmt} file")

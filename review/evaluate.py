@@ -18,8 +18,10 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from .fouls import FOUL_OF, IncidentType
 from .incidents import load_incidents
 from .recount_file import load_recount
+from .view import Abstention, foul_windows, seat_intervals
 from .workspace import GameWorkspace, WorkspaceError
 
 TIME_TOLERANCE = 2.0   # seconds between an injected violation and the incident that reports it
@@ -36,6 +38,13 @@ class TypeScore:
     tp: int = 0
     fp: int = 0
     fn: int = 0
+    fn_abstained: int = 0     # of the misses, acts where the analysis said it cannot judge the seat
+
+    @property
+    def recall_judged(self) -> float | None:
+        """Recall over the acts the analysis did not abstain on."""
+        n = self.tp + self.fn - self.fn_abstained
+        return self.tp / n if n else None
 
     @property
     def precision(self) -> float | None:
@@ -47,7 +56,8 @@ class TypeScore:
 
     def to_json(self) -> dict:
         r = lambda v: None if v is None else round(v, 4)
-        return {"tp": self.tp, "fp": self.fp, "fn": self.fn, "precision": r(self.precision), "recall": r(self.recall)}
+        return {"tp": self.tp, "fp": self.fp, "fn": self.fn, "precision": r(self.precision), "recall": r(self.recall),
+                "fn_abstained": self.fn_abstained, "recall_judged": r(self.recall_judged)}
 
 
 def _load(ws: GameWorkspace):
@@ -104,16 +114,46 @@ def implied_miscounts(truth: dict) -> list[dict]:
     return out
 
 
-def recount_score(truth: dict, recount_calls) -> tuple[float, int, int]:
-    cells = agree = 0
+@dataclass
+class CellScore:
+    """The recount's (call, eligible voter) cells against the truth."""
+    cells: int = 0
+    agree: int = 0               # "counts for this candidate" as in the truth (unverified = not counted)
+    verified: int = 0            # cells the analysis judged (not "unverified")
+    agree_verified: int = 0
+
+    @property
+    def accuracy(self) -> float:
+        return self.agree / self.cells if self.cells else 1.0
+
+    @property
+    def verified_share(self) -> float:
+        return self.verified / self.cells if self.cells else 1.0
+
+    @property
+    def accuracy_verified(self) -> float:
+        return self.agree_verified / self.verified if self.verified else 1.0
+
+
+def recount_cells(truth: dict, recount_calls) -> CellScore:
+    sc = CellScore()
     for tc in truth_cells(truth):
         rc = min((c for c in recount_calls if c.candidate == tc["candidate"] and c.t_call is not None
                   and abs(c.t_call - tc["t"]) <= CALL_TOLERANCE), key=lambda c: abs(c.t_call - tc["t"]), default=None)
         counted = {v.seat for v in rc.voters if v.counted} if rc else set()
+        open_ = rc.unverified_seats if rc else frozenset()
+        if rc is None and any(c.candidate == tc["candidate"] and c.t_call is None for c in recount_calls):
+            # the analysis could not place this call and judged none of its cells; a call
+            # placed too far away is a verdict, and a wrong one
+            open_ = frozenset(tc["eligible"])
         for seat in tc["eligible"]:
-            cells += 1
-            agree += (seat in counted) == (seat in tc["counted"])
-    return (agree / cells if cells else 1.0), agree, cells
+            ok = (seat in counted) == (seat in tc["counted"])
+            sc.cells += 1
+            sc.agree += ok
+            if seat not in open_:
+                sc.verified += 1
+                sc.agree_verified += ok
+    return sc
 
 
 def _matches(inc, v) -> bool:
@@ -145,10 +185,12 @@ def evaluate(game_dir: str | Path) -> dict:
     types = sorted({v["type"] for v in violations} | {i.type.value for i in incidents})
     per_type: dict[str, TypeScore] = {t: TypeScore() for t in types}
     used: set[str] = set()
+    abstained = [Abstention.from_json(a) for a in inc_file.abstentions]
     for v in violations:
         hit = next((i for i in incidents if i.id not in used and _matches(i, v)), None)
         if hit is None:
             per_type[v["type"]].fn += 1
+            per_type[v["type"]].fn_abstained += _abstained(v, abstained, list(rec_file.calls))
         else:
             used.add(hit.id)
             per_type[v["type"]].tp += 1
@@ -166,14 +208,49 @@ def evaluate(game_dir: str | Path) -> dict:
             if want is None and "judge_outcome" in d and "true_outcome" in d:
                 want = d["judge_outcome"] != d["true_outcome"]
             right_impact += want is None or bool(want) == hit.impact.changes_exit
-    acc, agree, cells = recount_score(truth, list(rec_file.calls))
+    sc = recount_cells(truth, list(rec_file.calls))
     placed = load_placed_intervals(ws)
+    video_s = float(truth.get("duration") or 0.0)
     return {"format": "mafvar-eval", "version": 1, "game": str(ws.root),
-            "recount_accuracy": round(acc, 4), "recount_cells": cells, "recount_agree": agree,
+            "recount_accuracy": round(sc.accuracy, 4), "recount_cells": sc.cells, "recount_agree": sc.agree,
             "miscounts_injected": len(mis_truth), "miscounts_found": found,
             "miscounts_right_impact": right_impact,
             "per_type": {t: s.to_json() for t, s in per_type.items()},
-            "alignment": None if placed is None else alignment_score(truth, placed)}
+            "alignment": None if placed is None else alignment_score(truth, placed),
+            # additive (issue 16): the judged cells, the false incidents, the abstentions
+            "recount_verified": round(sc.verified_share, 4), "recount_cells_verified": sc.verified,
+            "recount_accuracy_verified": round(sc.accuracy_verified, 4),
+            "miscounts_unverified": miscounts_unverified(mis_truth, incidents, list(rec_file.calls)),
+            "false_incidents": sum(s.fp for t, s in per_type.items() if t != "protocol_audit"),
+            "video_hours": round(video_s / 3600.0, 4),
+            "abstentions": seat_intervals(abstained)}
+
+
+def miscounts_unverified(mis_truth: list[dict], incidents, recount_calls) -> int:
+    """Injected miscounts not found whose missed voter's cell the recount left unverified
+    (the judge is told to look there: an honest answer, not a miss)."""
+    return sum(not any(i.type.value == "miscount" and _matches(i, v) for i in incidents)
+               and _cell_open(v, recount_calls) for v in mis_truth)
+
+
+def _cell_open(v: dict, recount_calls) -> bool:
+    """Is the cell of the act's voter left unverified in a call near the act?"""
+    seats = set(v.get("seats") or ())
+    candidate = v.get("details", {}).get("candidate")
+    return any(c.unverified_seats & seats
+               and (v["t0"] - 2 * CALL_TOLERANCE <= c.t_call <= v["t1"] + CALL_TOLERANCE if c.t_call is not None
+                    else c.candidate == candidate)   # a call the analysis could not place: its cells are open
+               for c in recount_calls)
+
+
+def _abstained(v: dict, abstained: list[Abstention], recount_calls) -> bool:
+    """Did the analysis say it cannot judge the act's seat there (a missed act that was
+    not judgeable by its own account)?"""
+    type_ = IncidentType(v["type"])
+    if type_ is IncidentType.MISCOUNT or FOUL_OF[type_].from_recount:
+        return _cell_open(v, recount_calls)
+    wins = foul_windows(type_)
+    return any(a.covers(s, w, v["t0"], v["t1"], TIME_TOLERANCE) for a in abstained for s in v["seats"] for w in wins)
 
 
 # ------------------------------------------------------------------ alignment
@@ -270,8 +347,13 @@ def format_alignment(al: dict) -> list[str]:
 
 def format_eval(res: dict) -> str:
     lines = [f"vote recount accuracy: {res['recount_accuracy']:.2%} ({res['recount_agree']}/{res['recount_cells']} cells)",
+             f"cells judged: {res['recount_verified']:.2%} ({res['recount_cells_verified']}/{res['recount_cells']}), "
+             f"accuracy on them {res['recount_accuracy_verified']:.2%}",
              f"miscounts found: {res['miscounts_found']}/{res['miscounts_injected']} "
-             f"(right impact: {res['miscounts_right_impact']})",
+             f"(right impact: {res['miscounts_right_impact']}; not found but left unverified: "
+             f"{res['miscounts_unverified']})",
+             f"false incidents: {res['false_incidents']} in {res['video_hours'] * 60:.1f} min of video; "
+             f"seat-intervals not judged: {res['abstentions']}",
              f"{'type':<16} {'tp':>4} {'fp':>4} {'fn':>4} {'precision':>10} {'recall':>8}"]
     for t, s in res["per_type"].items():
         p = "-" if s["precision"] is None else f"{s['precision']:.2f}"

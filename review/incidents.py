@@ -135,6 +135,9 @@ class Incident:
     impact: Impact = field(default_factory=Impact)
     details: dict[str, Any] = field(default_factory=dict)
     source: Source = Source.VIDEO
+    # how the phase was placed on the video clock: {inferred, anchored_by, confidence}
+    # (inferred: the protocol had no time for it; review.pipeline.with_placement)
+    placement: dict[str, Any] | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "type", _enum(IncidentType, self.type, "incident type"))
@@ -171,6 +174,12 @@ class Incident:
         return (-self.impact.rank, -self.confidence, t)
 
     def to_json(self) -> dict[str, Any]:
+        out = self._to_json()
+        if self.placement is not None:
+            out["placement"] = self.placement
+        return out
+
+    def _to_json(self) -> dict[str, Any]:
         return {
             "id": self.id,
             "type": self.type.value,
@@ -199,6 +208,7 @@ class Incident:
                 evidence=tuple(Evidence.from_json(e) for e in obj.get("evidence", ())),
                 impact=Impact.from_json(obj.get("impact", {})),
                 details=dict(obj.get("details", {})), source=obj.get("source", "video"),
+                placement=dict(obj["placement"]) if isinstance(obj.get("placement"), dict) else None,
             )
         except KeyError as exc:
             raise IncidentFormatError(
@@ -215,21 +225,26 @@ def sort_by_priority(incidents: Iterable[Incident]) -> list[Incident]:
 class IncidentsFile:
     game: dict[str, Any]
     incidents: tuple[Incident, ...]
+    # where a seat could not be judged (review.view.Abstention as JSON); absent in older files
+    abstentions: tuple[dict[str, Any], ...] = ()
 
     def by_id(self) -> dict[str, Incident]:
         return {inc.id: inc for inc in self.incidents}
 
     def to_json(self) -> dict[str, Any]:
         return {"format": INCIDENTS_FORMAT, "version": INCIDENTS_VERSION, "game": self.game,
-                "incidents": [inc.to_json() for inc in self.incidents]}
+                "incidents": [inc.to_json() for inc in self.incidents],
+                "abstentions": list(self.abstentions)}
 
 
 def save_incidents(path: str | os.PathLike[str], incidents: Iterable[Incident],
-                   game: Mapping[str, Any] | None = None) -> Path:
+                   game: Mapping[str, Any] | None = None,
+                   abstentions: Iterable[Mapping[str, Any]] = ()) -> Path:
     """Write incidents.json atomically; refuses duplicate ids (they would merge decisions)."""
     items = tuple(incidents)
     _check_unique(items)
-    doc = IncidentsFile(game=dict(game or {}), incidents=items).to_json()
+    doc = IncidentsFile(game=dict(game or {}), incidents=items,
+                        abstentions=tuple(dict(a) for a in abstentions)).to_json()
     return write_json_atomic(path, doc)
 
 
@@ -242,7 +257,11 @@ def load_incidents(path: str | os.PathLike[str]) -> IncidentsFile:
     items = tuple(Incident.from_json(obj) for obj in raw)
     _check_unique(items)
     game = doc.get("game") or {}
-    return IncidentsFile(game=dict(game) if isinstance(game, dict) else {}, incidents=items)
+    abst = doc.get("abstentions") or []
+    if not isinstance(abst, list) or not all(isinstance(a, dict) for a in abst):
+        raise IncidentFormatError(f"{file}: 'abstentions' must be a list of objects")
+    return IncidentsFile(game=dict(game) if isinstance(game, dict) else {}, incidents=items,
+                         abstentions=tuple(abst))
 
 
 def _check_unique(items: Sequence[Incident]) -> None:

@@ -23,22 +23,25 @@ from typing import Callable, Mapping, Sequence
 from engine.protocol import Protocol, ProtocolError, load_protocol
 from engine.replay import Replay, replay
 from engine.timeline import Interval, build_timeline, timeline_to_json
-from vision.calibration import (Calibration, CalibrationError, IssueKind, check_calibration, load_calibration,
-                                require_seats)
+from vision.calibration import Calibration
 from vision.store import ObservationStore
-from vision.tracks import Observed, Track, build_tracks
+from vision.tracks import FrameState, Observed, Track, build_tracks
 from vision.video import VideoError, VideoInfo, probe
 
-from .align import Mark, align, audio_marks, video_marks
+from .align import Mark, align, audio_marks, check_marks, speech_marks, video_marks
 from .atomic_write import write_json_atomic
+from .calibration_verdict import workspace_verdict
 from .checks import CheckContext, run_checks
 from .incidents import save_incidents
 from .plan import coarse_schedule, plan_schedule, schedule_seconds
+from .progress import UNIT_COSTS, ProgressReport, RunProgress
+from .record_fit import FILE as RECORD_FIT_FILE, measure_fit
 from .recount import CallRecount, Placement, recount
 from .venues import ModelChoice, VenueError, choose, of_game, read_json
+from .view import Abstention, abstentions, unseen_cells, withhold
 from .workspace import GameWorkspace, WorkspaceError
 
-Progress = Callable[[str, float, str], None]
+Progress = Callable[[ProgressReport], None]
 
 
 class AnalysisError(Exception):
@@ -61,6 +64,9 @@ class Stats:
     warnings: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     appearance_model: dict | None = None                     # which seat-window model ran (review.venues)
+    needs_anchor: list[dict] = field(default_factory=list)  # alignment.needs_anchor
+    abstentions: list[dict] = field(default_factory=list)   # review.view, as JSON
+    record_fit: dict | None = None                           # review.record_fit summary
 
     def to_json(self) -> dict:
         wall_s = sum(self.wall.values())
@@ -77,7 +83,10 @@ class Stats:
                 "seat_frames_carried": self.carried,
                 "model_calls": dict(self.calls),
                 "warnings": self.warnings, "skipped": self.skipped,
-                "appearance_model": self.appearance_model}
+                "appearance_model": self.appearance_model,
+                "needs_anchor": self.needs_anchor,
+                "seat_intervals_abstained": len({(a["seat"], a["key"]) for a in self.abstentions}),
+                "abstentions": self.abstentions, "record_fit": self.record_fit}
 
 
 def _fingerprint(*parts) -> str:
@@ -137,21 +146,14 @@ def load_game(game_dir: str | Path) -> Game:
     except VideoError as exc:
         raise AnalysisError(str(exc)) from exc
     require_readable_end(video, info)
-    try:
-        cal = load_calibration(cpath)
-        cam = next(iter(cal.cameras))
-        require_seats(cal, cam, list(range(1, 11)))
-    except (CalibrationError, StopIteration) as exc:
-        raise AnalysisError(f"{cpath}: {exc or 'no camera in the calibration'}") from exc
-    found = check_calibration(cal, (info.width, info.height), cam=cam)
-    # Missing, overlapping or out-of-frame seats make per-seat results meaningless;
-    # small or empty seats only lower detection, which the analysis reports itself.
-    bad = [i for i in found if i.kind in (IssueKind.MISSING, IssueKind.OVERLAP, IssueKind.OUTSIDE)]
-    if bad:
-        raise AnalysisError(f"{cpath}: the calibration is not usable: " + "; ".join(i.message for i in bad[:5]))
+    checked = workspace_verdict(ws, (info.width, info.height))
+    if not checked.usable or checked.calibration is None or checked.camera is None:
+        raise AnalysisError(f"{cpath}: the calibration is not usable: "
+                            + "; ".join(checked.verdict.refusal_lines[:5]))
+    cal, cam, verdict = checked.calibration, checked.camera, checked.verdict
     cams = protocol.cameras or ()
     offset = float(getattr(cams[0], "offset", 0.0) or 0.0) if cams else 0.0
-    warnings = [f"{cpath.name}: {i.message}" for i in found if i not in bad]
+    warnings = [f"{cpath.name}: {line}" for line in verdict.warning_lines]
     return Game(ws, protocol, rep, build_timeline(protocol, rep), video, info, cal, cam, offset, warnings)
 
 
@@ -245,6 +247,7 @@ def _extract_step(game, schedule, obs_path: Path, step: str, fp_cal, force: bool
                                 "cpu": rep.cpu})
     else:
         stats.skipped.append(step)  # this run decoded nothing: the landmarks are stored
+        say(step, 1.0, "stored from an earlier run")
     stats.wall[step] = time.perf_counter() - t0
 
 
@@ -283,7 +286,7 @@ REFINE_VERSION = 3      # bumped when what makes a glimpse changes: a kept plan 
 
 
 def _refine_step(game, schedule, intervals, obs_path: Path, fp_cal, workers: int, say, stats: Stats,
-                 gate: bool = True) -> None:
+                 gate: bool = True, tracker: RunProgress | None = None) -> None:
     """A closer look (review.refine) where the schedule's sparse frames glimpsed
     a rare act. The plan is kept beside the store: once the closer look has
     added frames, the glimpses read from the store would differ, and a resumed
@@ -308,6 +311,8 @@ def _refine_step(game, schedule, intervals, obs_path: Path, fp_cal, workers: int
                                                   None if r.models is None else list(r.models)]
                                                  for r in fine.ranges]})
     stats.wall["refine_plan"] = time.perf_counter() - t0
+    if tracker is not None:
+        tracker.replan("extract_refine", UNIT_COSTS["extract"] * schedule_seconds(fine)[1])
     if fine.ranges:
         _extract_step(game, fine, obs_path, "extract_refine", fp_cal, False, workers, say, stats, gate)
 
@@ -354,13 +359,17 @@ def _align_step(game, obs_path: Path, anchors, has_times: bool, stats: Stats,
     """States → tracks → marks (video and audio) → alignment. `span`: the only
     stretch of the recording that matters (one phase of a timed protocol):
     the audio is read there alone."""
-    tracks = seat_tracks(obs_path, game)
-    marks: list[Mark] = video_marks(tracks)
+    frames, sample_times = seat_frames(obs_path, game)
+    tracks = build_tracks(frames, sample_times)
+    roles = {s.seat: s.role.value for s in game.protocol.seats}
+    marks: list[Mark] = video_marks(tracks) + check_marks(tracks, roles)
     if game.info.has_audio:
         try:
-            from vision.audio import read_audio
+            from vision.audio import read_audio, speech_segments
             a, b = span if span is not None else (0.0, None)
-            marks += audio_marks(read_audio(str(game.video), rate=16000, t0=a, t1=b))
+            audio = read_audio(str(game.video), rate=16000, t0=a, t1=b)
+            marks += audio_marks(audio)
+            marks += speech_marks(speech_segments(audio))
         except Exception as exc:  # a broken audio track must not stop the review
             stats.warnings.append(f"{game.video.name}: audio unreadable, aligning from the picture only ({exc})")
     marks.sort(key=lambda m: m.t)
@@ -370,7 +379,7 @@ def _align_step(game, obs_path: Path, anchors, has_times: bool, stats: Stats,
         stats.warnings.append(
             f"only {len(alignment.matched)} of {expected} expected nightfalls, mornings and vote calls "
             f"were found in {game.video.name}: are the protocol and the video of the same game?")
-    return tracks, alignment, marks
+    return tracks, alignment, marks, frames
 
 
 def analyze(game_dir: str | Path, progress: Progress | None = None, workers: int = 2,
@@ -388,11 +397,14 @@ def analyze(game_dir: str | Path, progress: Progress | None = None, workers: int
 
 
 def _analyze(game_dir, progress, workers, only, anchors, force, gate, venue=None) -> Stats:
-    say = progress or (lambda step, frac, msg: None)
+    tracker = RunProgress.for_game()
+    say = tracker.reporter(progress)
+    say("load", 0.0, "reading the protocol, the recording and the calibration")
     stats = Stats()
     t_start = time.perf_counter()
     game = load_game(game_dir)
     ws = game.ws
+    anchors = _anchors(ws, anchors)
     ws.ensure_analysis_dirs()
     stats.warnings.extend(game.warnings)
     _model_step(game, venue, stats)
@@ -417,64 +429,135 @@ def _analyze(game_dir, progress, workers, only, anchors, force, gate, venue=None
         schedule = plan_schedule(placed, game.info.duration, only=only)
     else:
         schedule = coarse_schedule(game.info.duration)
+    tracker.plan_game(game.info.duration, schedule_seconds(schedule)[1],
+                      sum(iv.t1 - iv.t0 for iv in game.timeline if iv.kind.value == "vote_call"
+                          and iv.t0 is not None and iv.t1 is not None), has_times)
     obs_path = ws.observations_path
     _extract_step(game, schedule, obs_path, "extract", fp_cal, force, workers, say, stats, gate)
     if has_times:
-        _refine_step(game, schedule, placed, obs_path, fp_cal, workers, say, stats, gate)
+        _refine_step(game, schedule, placed, obs_path, fp_cal, workers, say, stats, gate, tracker)
 
     # ---- align: states → tracks → marks → alignment
+    say("align", 0.0, "seat states, tracks and the timeline on the video clock")
     t0 = time.perf_counter()
     span = None
     if only and has_times and schedule.ranges:
         # one phase in a hurry: its cues are all the alignment needs (the protocol times place the rest)
         span = (max(0.0, schedule.ranges[0].t0 - 30.0), schedule.ranges[-1].t1 + 30.0)
-    tracks, alignment, marks = _align_step(game, obs_path, anchors, has_times, stats, span)
+    tracks, alignment, marks, frames = _align_step(game, obs_path, anchors, has_times, stats, span)
     stats.wall["align"] = time.perf_counter() - t0
     if not has_times:
         # The coarse pass found the nights and votes; now the dense plan runs on
         # the aligned timeline, into the same store, and the alignment is redone
         # with what it saw.
-        dense = plan_schedule(alignment.intervals, game.info.duration, only=only)
+        dense = plan_schedule(alignment.intervals, game.info.duration, only=only,
+                              slack=placement_slack(alignment))
+        tracker.replan("extract_dense", UNIT_COSTS["extract"] * schedule_seconds(dense)[1])
         _extract_step(game, dense, obs_path, "extract_dense", fp_cal, False, workers, say, stats, gate)
-        _refine_step(game, dense, alignment.intervals, obs_path, fp_cal, workers, say, stats, gate)
+        _refine_step(game, dense, alignment.intervals, obs_path, fp_cal, workers, say, stats, gate, tracker)
         t0 = time.perf_counter()
-        tracks, alignment, marks = _align_step(game, obs_path, anchors, has_times, stats)
+        tracks, alignment, marks, frames = _align_step(game, obs_path, anchors, has_times, stats)
         stats.wall["align"] += time.perf_counter() - t0
+    return _after_align(game, tracks, frames, alignment, marks, has_times, stats, only, fp_cal, say, tracker)
+
+
+def _anchors(ws: GameWorkspace, given: Mapping[str, float] | None) -> dict[str, float]:
+    """The workspace's manual anchors (anchors.json, set in the app) with the given ones on top."""
+    from .anchors import AnchorError, merged
+    try:
+        return merged(ws.root, dict(given or {}))
+    except AnchorError as exc:
+        raise AnalysisError(str(exc)) from exc
+
+
+def realign(game_dir: str | Path, anchors: Mapping[str, float] | None = None,
+            progress: Progress | None = None) -> Stats:
+    """Alignment, recount, checks and evidence again from what is already extracted
+    (no frame is decoded for landmarks): what a new manual anchor changes. The phases
+    it moves are recounted and checked at once; frames the first pass never sampled
+    there are looked at by the next full `analyze`."""
+    say = progress or (lambda step, frac, msg: None)
+    stats = Stats()
+    game = load_game(game_dir)
+    ws = game.ws
+    if not ws.observations_path.is_file():
+        raise AnalysisError(f"{ws.root}: not analysed yet (no {ws.observations_path.name}); run analyze first")
+    stats.video_s = game.info.duration
+    has_times = _protocol_span(game.timeline) is not None
+    fp_cal = _fingerprint(ws.calibration_path, [game.info.width, game.info.height])
+    # an analysis of some phases only (--phase) is redone for those phases only
+    info = (ws.marker_info("align") or {}).get("info") or {}
+    only = info.get("only") or None
+    t0 = time.perf_counter()
+    tracks, alignment, marks, frames = _align_step(game, ws.observations_path, _anchors(ws, anchors), has_times,
+                                                   stats)
+    stats.wall["align"] = time.perf_counter() - t0
+    return _after_align(game, tracks, frames, alignment, marks, has_times, stats, only, fp_cal, say)
+
+
+def _after_align(game: Game, tracks, frames, alignment, marks, has_times: bool, stats: Stats,
+                 only: Sequence[str] | None, fp_cal: str, say,
+                 tracker: RunProgress | None = None) -> Stats:
+    ws = game.ws
     write_json_atomic(ws.alignment_path, alignment.to_dict())
     write_json_atomic(ws.timeline_path, timeline_to_json(alignment.intervals, game.replay.profile))
     write_json_atomic(ws.tracks_path,
                       {"format": "mafvar-tracks", "version": 1, "tracks": [t.to_dict() for t in tracks]})
-    ws.mark_done("align", {"marks": len(marks), "matched": len(alignment.matched)})
+    ws.mark_done("align", {"marks": len(marks), "matched": len(alignment.matched),
+                           "only": list(only) if only else None})
+    stats.needs_anchor = alignment.needs_anchor
 
     # ---- landings and lifts near "Thank you", timed to the frame
+    say("landing", 0.0, "vote fists near \"thank you\" at the full frame rate")
     placements = _landing_step(game, alignment.intervals, fist_placements(tracks), fp_cal, stats, only)
 
-    # ---- recount
+    # ---- where a seat could not be judged (review.view): its cells stay unverified, its fouls unraised
     t0 = time.perf_counter()
-    recounts = recount(alignment.intervals, placements, game.replay.profile)
+    unseen = view_abstentions(ws.observations_path, game, frames, alignment.intervals)
+    stats.wall["view"] = time.perf_counter() - t0
+
+    # ---- recount
+    say("recount", 0.0, "every vote call")
+    t0 = time.perf_counter()
+    recounts = recount(alignment.intervals, placements, game.replay.profile,
+                       unseen_cells(alignment.intervals, unseen))
     if only:
         # the other calls were not looked at: recounting them would read "no fists"
         recounts = [rc for rc in recounts if _selected(rc.key, only)]
     write_recount(ws, recounts)
     ws.mark_done("recount", {"calls": len(recounts)})
     stats.wall["recount"] = time.perf_counter() - t0
+    fit = measure_fit(game.protocol, alignment, recounts, only, game.info.duration)
 
     # ---- checks
+    say("checks", 0.0, "rule checks")
     t0 = time.perf_counter()
     ctx = CheckContext(game.protocol, game.replay, alignment.intervals, tracks)
-    incidents = run_checks(ctx, recounts)
+    incidents, unseen = withhold(run_checks(ctx, recounts), unseen)
     if only:
         incidents = [i for i in incidents if i.source.value != "video" or _selected(i.phase.key, only)]
+    # no foul from the video where the record could not be placed (review/record_fit.py)
+    incidents = fit.keep(incidents, alignment.intervals)
+    write_json_atomic(ws.analysis_dir / RECORD_FIT_FILE, fit.to_json())
+    stats.record_fit = fit.summary()
+    if not fit.fits or fit.withheld:
+        stats.warnings.append(fit.message)
+    incidents = with_placement(incidents, alignment, {iv.key for iv in game.timeline if iv.t0 is None})
     stats.wall["checks"] = time.perf_counter() - t0
+    stats.abstentions = [a.to_json() for a in unseen]
+    abstained = tuple(stats.abstentions)
 
-    save_incidents(ws.incidents_path, incidents, game=_game_meta(game))
+    save_incidents(ws.incidents_path, incidents, game=_game_meta(game, stats.record_fit), abstentions=abstained)
     ws.mark_done("checks", {"incidents": len(incidents)})
 
     # ---- clips (evidence), then the incidents again with their evidence paths
+    if tracker is not None:
+        tracker.replan("clips", UNIT_COSTS["clips"] * len(incidents))
+    say("clips", 0.0, f"evidence for {len(incidents)} incidents")
     t0 = time.perf_counter()
     from .clips import attach_evidence
     incidents = attach_evidence(ws, game.video, game.calibration, game.cam, incidents, say)
-    save_incidents(ws.incidents_path, incidents, game=_game_meta(game))
+    save_incidents(ws.incidents_path, incidents, game=_game_meta(game, stats.record_fit), abstentions=abstained)
     ws.mark_done("clips", {"incidents": len(incidents)})
     stats.wall["clips"] = time.perf_counter() - t0
     write_json_atomic(ws.stats_path, stats.to_json())
@@ -482,12 +565,14 @@ def _analyze(game_dir, progress, workers, only, anchors, force, gate, venue=None
     return stats
 
 
-def _game_meta(game: Game) -> dict:
+def _game_meta(game: Game, fit: dict | None = None) -> dict:
     meta = dict(game.protocol.game or {})
     meta["profile"] = game.replay.profile.name
     meta["video"] = game.video.name
     if game.appearance is not None:   # additive: which seat-window model ran (review.venues)
         meta["appearance_model"] = game.appearance.to_json()
+    if fit is not None:
+        meta["record_fit"] = fit
     return meta
 
 
@@ -514,6 +599,11 @@ def _is_current(ws: GameWorkspace, step: str, fp: str) -> bool:
 
 def seat_tracks(obs_path: Path, game: Game) -> list[Track]:
     """Per-seat states from the stored landmarks (no model re-runs), smoothed into tracks."""
+    return build_tracks(*seat_frames(obs_path, game))
+
+
+def seat_frames(obs_path: Path, game: Game) -> tuple[list[FrameState], dict[int, list[float]]]:
+    """Per-seat, per-frame states from the stored landmarks, and the times each seat was looked at."""
     from vision.seat_states import classify_frames
     with ObservationStore(obs_path) as db:
         frames = []
@@ -522,7 +612,17 @@ def seat_tracks(obs_path: Path, game: Game) -> list[Track]:
             lms = db.seat_landmarks(seat, cam=game.cam)
             sample_times[seat] = [lm.t for lm in lms]
             frames.extend(classify_frames(lms, game.calibration, game.cam))
-    return build_tracks(frames, sample_times)
+    return frames, sample_times
+
+
+def view_abstentions(obs_path: Path, game: Game, frames: Sequence[FrameState],
+                     intervals: Sequence[Interval]) -> list[Abstention]:
+    """Where each seat's windows could not be judged (vision.view_quality), per
+    scheduled interval (review.view)."""
+    from vision.view_quality import seat_views
+    with ObservationStore(obs_path) as db:
+        views = seat_views(db.window_features(cam=game.cam), frames)
+    return abstentions(intervals, views)
 
 
 def fist_placements(tracks: Sequence[Track]) -> dict[int, list[Placement]]:
@@ -542,5 +642,41 @@ def write_recount(ws: GameWorkspace, recounts: Sequence[CallRecount]) -> None:
                                    v.confidence, v.timing, v.lift_timing) for v in rc.voters)
         calls.append(VoteCall(round=rc.round, pass_=rc.pass_index + 1, candidate=rc.candidate, t_call=rc.t_call,
                               t_thanks=rc.window_close, announced=rc.announced, recount=rc.recount,
-                              voters=voters, defaults=tuple(rc.defaults)))
+                              voters=voters, defaults=tuple(rc.defaults),
+                              unverified=tuple(sorted(rc.unverified.items()))))
     save_recount(ws.recount_path, calls)
+
+
+def with_placement(incidents, alignment, untimed_keys: set[str]):
+    """Each incident with how its phase was placed on the video clock: `placement`
+    {inferred, anchored_by, confidence}. Inferred: the protocol gave no time for the
+    phase (its key is in `untimed_keys`), so the alignment placed it from what it
+    heard and saw (or only from the order of events), with that confidence."""
+    from dataclasses import replace as _replace
+    by_key = {p.interval.key: p for p in alignment.placements}
+    out = []
+    for inc in incidents:
+        p = by_key.get(inc.phase.key)
+        if p is None:
+            p = next((q for k, q in by_key.items() if inc.phase.key.startswith(k + ".")), None)
+        if p is None:
+            out.append(inc)
+            continue
+        inferred = p.interval.key in untimed_keys and p.anchored_by != "manual"
+        out.append(_replace(inc, placement={"inferred": inferred, "anchored_by": p.anchored_by,
+                                            "confidence": round(float(p.confidence), 3)}))
+    return out
+
+
+# how far a placement may be off, by what placed it (seconds either side; review/plan.py)
+PLACEMENT_SLACK = {"interpolated": 6.0, "video": 1.5}
+
+
+def placement_slack(alignment) -> dict[str, float]:
+    """Interval key -> the slack its dense frames get: a call placed between its
+    neighbours (no call heard, no fists in the first pass) or from the picture alone may
+    be seconds off, and the frames that decide its votes must not be missed."""
+    return {p.interval.key: PLACEMENT_SLACK[p.anchored_by] for p in alignment.placements
+            if p.anchored_by in PLACEMENT_SLACK
+            and p.interval.kind.value in ("vote_call", "raise_vote", "don_check", "sheriff_check", "shooting",
+                                          "masking", "guess")}

@@ -9,7 +9,7 @@ Nothing else is ever decoded.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from engine.timeline import Interval, Kind
 from vision.schedule import ZONE_PASS, Schedule, ScheduleRange
@@ -22,10 +22,12 @@ from vision.schedule import ZONE_PASS, Schedule, ScheduleRange
 # raised hands. Nights: hands at the mask, shots and finger counts, and the
 # pose for a head or arms out of the night pose. Days: touching (hands and the
 # arm that reaches). The coarse pass that finds nights and votes in a
-# recording without times needs nothing but the windows.
+# recording without times needs nothing but the windows. Nights (and the
+# masking, shooting, checks and morning around them) add the face mesh on the
+# head window: the mask read by a model of real faces (vision.faces).
 VOTE_PASSES = (ZONE_PASS,)
 RAISE_PASSES = ("hands", ZONE_PASS)
-NIGHT_PASSES = ("pose", "hands")
+NIGHT_PASSES = ("pose", "hands", "mesh")
 DAY_PASSES = ("pose", "hands")
 COARSE_PASSES: tuple[str, ...] = ()
 
@@ -53,14 +55,20 @@ COARSE_FPS = 1.0
 
 
 def plan_schedule(intervals: Sequence[Interval], duration: float, density: Density = FAST,
-                  only: Sequence[str] | None = None) -> Schedule:
+                  only: Sequence[str] | None = None, slack: Mapping[str, float] | None = None) -> Schedule:
     """The schedule for intervals already on the video clock.
 
-    `only`: interval keys to restrict to (an appeal about one phase)."""
+    `only`: interval keys to restrict to (an appeal about one phase). `slack`: interval
+    key -> seconds either side by which its placement may be off (an untimed protocol
+    aligned from the picture alone, or only from the order of events): its dense
+    frames reach that much further, so the call is sampled wherever it really was."""
     ranges: list[ScheduleRange] = []
+    slack = slack or {}
+    current = [""]
 
     def add(t0, t1, fps, label, passes=NIGHT_PASSES):
-        t0, t1 = max(0.0, t0), min(duration, t1)
+        extra = slack.get(current[0], 0.0)
+        t0, t1 = max(0.0, t0 - extra), min(duration, t1 + extra)
         if t1 - t0 > 1e-3:
             ranges.append(ScheduleRange(round(t0, 3), round(t1, 3), fps, None, label, passes))
 
@@ -69,6 +77,7 @@ def plan_schedule(intervals: Sequence[Interval], duration: float, density: Densi
             continue
         if iv.t0 is None or iv.t1 is None:
             continue
+        current[0] = iv.key
         k = iv.kind
         if k in (Kind.VOTE_CALL, Kind.RAISE_VOTE):
             end = iv.details.get("window_close") or iv.t1

@@ -67,10 +67,19 @@ class CallRecount:
     voters: list[VoterVerdict]         # counted and uncounted placements in this call, and defaults
     defaults: list[int]
     eligible: list[int] = field(default_factory=list)
+    # seats whose cell in this call could not be judged (review.view): seat -> why.
+    # `recount` counts the judged cells only; each unverified one may add a vote.
+    unverified: dict[int, tuple[str, ...]] = field(default_factory=dict)
+
+    @property
+    def recount_max(self) -> int:
+        return self.recount + len(self.unverified)
 
     @property
     def differs(self) -> bool:
-        return self.announced is not None and self.announced != self.recount
+        """The announced count is outside what the judged cells allow (a
+        miscount whatever the unverified cells hold)."""
+        return self.announced is not None and not self.recount <= self.announced <= self.recount_max
 
     def to_dict(self) -> dict:
         d = asdict(self)
@@ -108,13 +117,30 @@ def _window(call: Interval, profile: Profile) -> VoteWindow:
     return VoteWindow.of(profile, call.details.get("window_open"), call.details.get("window_close"))
 
 
+UNVERIFIED = "unverified"
+
+
+def _blind_from(calls: list[Interval], unseen: Mapping[str, Mapping[int, tuple[str, ...]]], seat: int) -> int:
+    """The index of the first call whose zone the seat could not be judged in (len(calls): none)."""
+    return next((i for i, c in enumerate(calls) if seat in unseen.get(c.key, {})), len(calls))
+
+
 def recount_pass(calls: list[Interval], placements: Mapping[int, list[Placement]],
-                 profile: Profile, until: float | None = None) -> list[CallRecount]:
-    """Recount one voting pass (a list of candidate calls in order)."""
+                 profile: Profile, until: float | None = None,
+                 unseen: Mapping[str, Mapping[int, tuple[str, ...]]] | None = None) -> list[CallRecount]:
+    """Recount one voting pass (a list of candidate calls in order).
+
+    `unseen`: call key -> seat -> why, the cells whose zone could not be
+    judged (review.view). From a seat's first such call on, its cells are
+    unverified unless its counted vote came before (a later fist is then a
+    second vote whatever it was): its placements there count for nothing and
+    raise no flag, and it is no default vote."""
     form_voids = profile.wrong_form in ("removal_vote_void",)
     eligible = list(calls[0].details["eligible"]) if calls else []
     verdicts: dict[str, list[VoterVerdict]] = {c.key: [] for c in calls}
     voted: set[int] = set()
+    unseen = unseen or {}
+    blind_from = {seat: _blind_from(calls, unseen, seat) for seat in eligible}
     for seat in eligible:
         for pl in sorted(placements.get(seat, []), key=lambda p: p.t_place):
             idx, reason = _assign(pl, calls, profile, until)
@@ -123,7 +149,9 @@ def recount_pass(calls: list[Interval], placements: Mapping[int, list[Placement]
             call = calls[idx]
             v = VoterVerdict(seat, False, reason, pl.t_place, pl.t_lift, pl.form, pl.confidence, timing=pl.timing,
                         lift_timing=pl.lift_timing)
-            if seat in voted:
+            if idx >= blind_from[seat] and seat not in voted:
+                v.reason = UNVERIFIED   # seen, but in a view that cannot be judged: neither counted nor flagged
+            elif seat in voted:
                 v.reason = "second_vote"
                 v.flags.append(T.DOUBLE_VOTE.value)
             elif reason == "late":
@@ -150,18 +178,28 @@ def recount_pass(calls: list[Interval], placements: Mapping[int, list[Placement]
                 v.flags.append(T.EARLY_LIFT.value)
             verdicts[call.key].append(v)
     out: list[CallRecount] = []
+    last = len(calls) - 1
+    defaulted = profile.default_votes == "last_candidate"
+    # Where non-voters count for the last candidate, a seat unseen only in the
+    # last call counts for it whatever it did there (voted, or not: a default;
+    # a late or void fist: a default too): its cell is decided, only a flag
+    # there could not be judged.
+    open_from = {s: b if not (defaulted and b == last) else len(calls) for s, b in blind_from.items()}
     for i, call in enumerate(calls):
         vs = verdicts[call.key]
         defaults: list[int] = []
-        if i == len(calls) - 1 and profile.default_votes == "last_candidate":
-            defaults = [s for s in eligible if s not in voted]
+        if i == last and defaulted:
+            defaults = [s for s in eligible if s not in voted and open_from[s] == len(calls)]
             vs = vs + [VoterVerdict(s, True, "default") for s in defaults]
+        # from its first blind call on, the seat's cells are open (why: that call's)
+        unverified = {s: tuple(unseen[calls[open_from[s]].key][s])
+                      for s in eligible if s not in voted and open_from[s] <= i}
         out.append(CallRecount(
             key=call.key, round=call.round, pass_index=call.details["pass_index"],
             candidate=call.details["candidate"], event=call.event, t_call=call.t0,
             window_open=call.details.get("window_open"), window_close=call.details.get("window_close"),
             announced=call.details.get("announced"), recount=sum(1 for v in vs if v.counted),
-            voters=vs, defaults=defaults, eligible=eligible))
+            voters=vs, defaults=defaults, eligible=eligible, unverified=unverified))
     return out
 
 
@@ -195,15 +233,35 @@ def _assign(pl: Placement, calls: list[Interval], profile: Profile,
 
 
 def recount(intervals: list[Interval], placements: Mapping[int, list[Placement]],
-            profile: Profile) -> list[CallRecount]:
-    """Recount every pass of the game."""
+            profile: Profile, unseen: Mapping[str, Mapping[int, tuple[str, ...]]] | None = None
+            ) -> list[CallRecount]:
+    """Recount every pass of the game (`unseen`: see recount_pass)."""
     out: list[CallRecount] = []
     votes = sorted(iv.t0 for iv in intervals if iv.kind in (Kind.VOTE_CALL, Kind.RAISE_VOTE) and iv.t0 is not None)
     for calls in _passes(intervals):
         last = calls[-1].t0
         until = next((t for t in votes if last is not None and t > last and
                       not any(c.t0 == t for c in calls)), None)
-        out.extend(recount_pass(calls, placements, profile, until))
+        out.extend(recount_pass(calls, placements, profile, until, _with_unplaced(calls, unseen or {})))
+    return out
+
+
+NOT_PLACED = "call_not_placed"
+
+
+def _with_unplaced(calls: list[Interval], unseen: Mapping[str, Mapping[int, tuple[str, ...]]]
+                   ) -> Mapping[str, Mapping[int, tuple[str, ...]]]:
+    """`unseen` with every cell of a call the alignment could not place on the
+    video: no fist can be assigned to it, so its cells (and, as for any blind
+    call, the seat's later ones) are open, not "no vote" (a last candidate
+    would otherwise get every seat by default and a miscount with it)."""
+    missing = [c for c in calls if c.t0 is None]
+    if not missing:
+        return unseen
+    eligible = list(calls[0].details["eligible"])
+    out = {k: dict(v) for k, v in unseen.items()}
+    for c in missing:
+        out[c.key] = {s: (NOT_PLACED,) for s in eligible}
     return out
 
 

@@ -67,16 +67,26 @@ class VoteCall:
     voters: tuple[VoterRecord, ...] = ()
     defaults: tuple[int, ...] = ()  # seats added by default (non-voters, last candidate)
     kind: str = "candidate"  # "candidate" or "raise"
+    # cells that could not be judged (review.view): (seat, why); `recount`
+    # counts the judged cells only, each of these may add one. Absent in older files.
+    unverified: tuple[tuple[int, tuple[str, ...]], ...] = ()
+
+    @property
+    def unverified_seats(self) -> frozenset[int]:
+        return frozenset(s for s, _ in self.unverified)
 
     @property
     def mismatch(self) -> bool:
-        return self.announced is not None and self.recount is not None and self.announced != self.recount
+        """The announced count is outside what the judged cells allow."""
+        return (self.announced is not None and self.recount is not None
+                and not self.recount <= self.announced <= self.recount + len(self.unverified))
 
     def to_json(self) -> dict[str, Any]:
         return {"round": self.round, "pass": self.pass_, "kind": self.kind,
                 "candidate": self.candidate, "t_call": self.t_call, "t_thanks": self.t_thanks,
                 "announced": self.announced, "recount": self.recount,
-                "voters": [v.to_json() for v in self.voters], "defaults": list(self.defaults)}
+                "voters": [v.to_json() for v in self.voters], "defaults": list(self.defaults),
+                "unverified": [{"seat": s, "why": list(why)} for s, why in self.unverified]}
 
     @classmethod
     def from_json(cls, obj: Mapping[str, Any]) -> "VoteCall":
@@ -86,7 +96,9 @@ class VoteCall:
                    recount=obj.get("recount"),
                    voters=tuple(VoterRecord.from_json(v) for v in obj.get("voters", ())),
                    defaults=tuple(int(s) for s in obj.get("defaults", ())),
-                   kind=str(obj.get("kind", "candidate")))
+                   kind=str(obj.get("kind", "candidate")),
+                   unverified=tuple((int(u["seat"]), tuple(str(w) for w in u.get("why", ())))
+                                    for u in obj.get("unverified", ())))
 
 
 @dataclass(frozen=True)

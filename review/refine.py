@@ -27,6 +27,8 @@ PAD = 1.2
 CUES: dict[str, float] = {
     "app_body_hand_face": 0.25, "app_body_touch": 0.25, "app_body_standing": 0.25,
     "app_head_mask_lifted": 0.3,
+    # the face mesh's mask reading (vision.faces): a lifted mask on a real face
+    "mesh_mask_lifted": 0.3,
     # an arm up at night: a reach to a neighbour reads as "raised" in most frames
     "app_body_raised": 0.3,
 }
@@ -49,6 +51,7 @@ Relevant = Callable[[int, float, str], bool]
 # shooting, the checks); a touch or standing up at any time.
 # The permits are the fouls' own (a peek, a hand at the mask, the night pose).
 NIGHT_ONLY = {"app_head_mask_lifted": FOUL_OF[IncidentType.PEEK].excused_by,
+              "mesh_mask_lifted": FOUL_OF[IncidentType.PEEK].excused_by,
               "app_body_hand_face": FOUL_OF[IncidentType.MASK_TOUCH].excused_by,
               "app_body_raised": FOUL_OF[IncidentType.NIGHT_POSE].excused_by}
 

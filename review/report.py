@@ -54,9 +54,12 @@ def build_report(ws: GameWorkspace) -> dict[str, Any]:
     game, inputs["protocol"] = _game_meta(ws, problems)
 
     incidents = None
+    abstained: list[dict[str, Any]] | None = None
     if ws.incidents_path.is_file():
         try:
-            incidents = sort_by_priority(load_incidents(ws.incidents_path).incidents)
+            inc_file = load_incidents(ws.incidents_path)
+            incidents = sort_by_priority(inc_file.incidents)
+            abstained = [dict(a) for a in inc_file.abstentions]
             inputs["incidents"] = "ok"
         except (IncidentFormatError, OSError) as exc:
             problems.append(str(exc))
@@ -113,8 +116,10 @@ def build_report(ws: GameWorkspace) -> dict[str, Any]:
         "game": game,
         "inputs": inputs,
         "problems": problems,
-        "summary": _summary(incident_rows, recount, decisions, appeals),
+        "summary": _summary(incident_rows, recount, decisions, appeals, abstained),
         "incidents": incident_rows,
+        # where a seat could not be judged (review.view); additive
+        "abstentions": abstained,
         "recount": {"calls": [c.to_json() for c in recount.calls]} if recount else None,
         "decisions": decisions,
         "verifications": verifications,
@@ -144,8 +149,10 @@ def _game_meta(ws: GameWorkspace, problems: list[str]) -> tuple[dict[str, Any] |
 
 
 def _summary(incidents: list[dict] | None, recount: Any, decisions: dict | None,
-             appeals: list[dict] | None) -> dict[str, Any]:
+             appeals: list[dict] | None, abstained: list[dict] | None = None) -> dict[str, Any]:
     out: dict[str, Any] = {}
+    if abstained is not None:
+        out["not_judged"] = len({(a.get("seat"), a.get("key")) for a in abstained})
     if incidents is not None:
         by_type: dict[str, int] = {}
         for inc in incidents:
@@ -158,6 +165,7 @@ def _summary(incidents: list[dict] | None, recount: Any, decisions: dict | None,
     if recount is not None:
         out["vote_calls"] = len(recount.calls)
         out["miscounts"] = sum(1 for c in recount.calls if c.mismatch)
+        out["unverified_cells"] = sum(len(c.unverified) for c in recount.calls)
     if decisions is not None:
         out["decisions"] = sum(len(h) for h in decisions["history"].values())
     if appeals is not None:
@@ -230,6 +238,7 @@ def render_html(report: Mapping[str, Any], thumbnail: Callable[[str], str | None
     parts += _game_section(report)
     parts += _summary_section(report)
     parts += _incidents_section(report, thumbnail)
+    parts += _not_judged_section(report)
     parts += _recount_section(report)
     parts += _decisions_section(report)
     parts += _appeals_section(report)
@@ -359,10 +368,11 @@ def _recount_section(report: Mapping[str, Any]) -> list[str]:
     else:
         out.append("<table><tr><th>Round</th><th>Pass</th><th>Candidate</th><th>Call</th>"
                    "<th>Announced</th><th>Recount</th><th>Voters (seat: placed–lifted, form)</th>"
-                   "<th>Defaults</th></tr>")
+                   "<th>Defaults</th><th>Unverified (could not be judged)</th></tr>")
         for call in recount["calls"]:
+            unverified = call.get("unverified") or []
             mismatch = (call.get("announced") is not None and call.get("recount") is not None
-                        and call["announced"] != call["recount"])
+                        and not call["recount"] <= call["announced"] <= call["recount"] + len(unverified))
             flag = ' class="mismatch"' if mismatch else ""
             candidate = "all leave?" if call.get("candidate") is None else call["candidate"]
             voters = []
@@ -385,7 +395,8 @@ def _recount_section(report: Mapping[str, Any]) -> list[str]:
                 f"<td{flag}>{_e(_dash(call.get('announced')))}</td>"
                 f"<td{flag}>{_e(_dash(call.get('recount')))}</td>"
                 f"<td>{'<br>'.join(voters) or '—'}</td>"
-                f"<td>{_e(', '.join(str(s) for s in call.get('defaults', [])) or '—')}</td></tr>")
+                f"<td>{_e(', '.join(str(s) for s in call.get('defaults', [])) or '—')}</td>"
+                f"<td>{_e(_unverified_text(unverified)) or '—'}</td></tr>")
         out.append("</table>")
     if report.get("verifications"):
         out.append("<h3>Side-judge verifications</h3><table><tr><th>Round</th><th>Pass</th>"
@@ -397,6 +408,32 @@ def _recount_section(report: Mapping[str, Any]) -> list[str]:
                        f"<td>{_e(v['reviewer'])} <small>({_e(v['role'])})</small></td>"
                        f"<td>{_e(v['note'])}</td></tr>")
         out.append("</table>")
+    return out
+
+
+def _unverified_text(cells: list[dict]) -> str:
+    """'4 (dark), 7 (unread)': the seats whose cell could not be judged, and why."""
+    return ", ".join(f"{c['seat']} ({', '.join(c.get('why') or ['not seen'])})" for c in cells)
+
+
+def _not_judged_section(report: Mapping[str, Any]) -> list[str]:
+    """Which seats and intervals the analysis could not judge, and why (review.view)."""
+    from review.view import Abstention, aspect
+    abstained = report.get("abstentions")
+    if abstained is None:
+        return []
+    out = ["<h2>Could not be judged</h2>"]
+    if not abstained:
+        out.append(_empty("Every seat could be judged in every checked interval."))
+        return out
+    out.append("<p>No foul is raised and no vote cell is decided where the picture cannot show it; "
+               "a judge looks there instead.</p><table><tr><th>Seat</th><th>What</th><th>When</th>"
+               "<th>Why</th><th>Not raised</th></tr>")
+    for d in abstained:
+        a = Abstention.from_json(d)
+        out.append(f"<tr><td>{a.seat}</td><td>{_e(aspect(a))}</td><td>{_e(_span(a.t0, a.t1))}</td>"
+                   f"<td>{_e(a.reason)}</td><td>{_e(', '.join(a.withheld)) or '—'}</td></tr>")
+    out.append("</table>")
     return out
 
 

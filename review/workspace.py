@@ -26,6 +26,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Mapping
 
+from mafvar.limits import read_json_file
 from review.atomic_write import write_json_atomic
 
 VIDEO_SUFFIXES = (".mp4", ".mkv", ".mov", ".avi", ".webm", ".m4v")
@@ -111,6 +112,10 @@ class GameWorkspace:
     """Paths of one game folder. Construction fails clearly if the folder is missing."""
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
+        if not os.fspath(path).strip():
+            # Path("") is the current folder: a report or an analysis would land
+            # wherever the command happened to be started.
+            raise WorkspaceError("no game folder given (the path is empty)")
         root = Path(path).expanduser()
         if not root.exists():
             raise WorkspaceError(f"game folder not found: {root}")
@@ -212,8 +217,8 @@ class GameWorkspace:
         """The protocol as parsed JSON (validation is the engine's job)."""
         path = self.require_protocol()
         try:
-            doc = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            doc = read_json_file(path, what="protocol")
+        except (OSError, ValueError) as exc:  # JSON errors and the input limits are ValueErrors
             raise WorkspaceError(f"protocol is not readable JSON: {path} ({exc})") from None
         if not isinstance(doc, dict):
             raise WorkspaceError(f"protocol is not a JSON object: {path}")
@@ -253,8 +258,8 @@ class GameWorkspace:
 
     def _cameras(self) -> list[Mapping[str, Any]]:
         try:
-            doc = json.loads(self.protocol_path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+            doc = read_json_file(self.protocol_path, what="protocol")
+        except (OSError, ValueError):
             return []
         cams = doc.get("cameras") if isinstance(doc, dict) else None
         if not isinstance(cams, list):
@@ -307,8 +312,8 @@ class GameWorkspace:
         protocol_error = None
         if self.protocol_path.is_file():
             try:
-                json.loads(self.protocol_path.read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+                read_json_file(self.protocol_path, what="protocol")
+            except (OSError, ValueError) as exc:
                 protocol_error = f"protocol is not readable JSON: {exc}"
         expected = self.expected_videos()
         return WorkspaceState(

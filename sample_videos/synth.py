@@ -16,7 +16,7 @@ from engine.check import check_document
 from engine.profiles import DEFAULT_PROFILE
 from review.workspace import CALIBRATION_FILE, DEFAULT_VIDEO_FILE, PROTOCOL_FILE, TRUTH_FILE
 
-from .audio import cues_from_protocol, render_audio, write_wav
+from .audio import AudioOptions, audio_truth, cues_from_protocol, render_soundtrack, write_wav
 from .conditions import LIGHTING, CameraSetup, Capture, Conditions, Light
 from .director.calls import add_shooting_calls
 from .director.cast import cast_players
@@ -60,6 +60,8 @@ class SynthOptions:
     # Wider worlds (docs/synth.md "Conditions"); None = the default world. The
     # fields above then mirror the conditions' camera, light and capture.
     conditions: Conditions | None = None
+    # the sound track (docs/synth.md "Sound"); recorded in truth.json "audio", not "options"
+    audio: AudioOptions = AudioOptions()
 
     def __post_init__(self):
         c = self.conditions
@@ -74,6 +76,7 @@ class SynthOptions:
         d = asdict(self)
         d["protocol"] = "given" if self.protocol is not None else None
         d["inject"] = list(self.inject) if self.inject is not None else None
+        del d["audio"]   # truth.json "audio" says what the sound track holds
         if self.conditions is None:
             del d["conditions"]   # a default game's truth.json stays byte for byte as before
         else:
@@ -198,6 +201,7 @@ def _attempt(opts: SynthOptions, game_seed: int, names: list[str]) -> SyntheticG
     truth = build_truth(plan, opts.seed, opts.describe())
     truth["game_seed"] = game_seed
     truth["audio_cues"] = [{"t": round(c.t, 2), "kind": c.kind} for c in cues_from_protocol(timed)]
+    truth["audio"] = audio_truth(timed, opts.seed, opts.audio)
     return SyntheticGame(opts, game_seed, names, timed, plan, truth)
 
 
@@ -315,8 +319,7 @@ def write_game(game: SyntheticGame, out: Path, video: bool = True, progress=None
     from .render.renderer import render_video
     scripts = build_scripts(game.plan)
     nights = [(n.t_nightfall, n.t_morning if n.t_morning is not None else game.duration) for n in game.plan.nights]
-    samples = render_audio(game.duration, nights, cues_from_protocol(game.timed), seed=opts.seed,
-                           noise_block=60.0 if opts.realistic_timing else None)
+    samples = _soundtrack(game.timed, game.duration, nights, opts.seed, opts.audio, opts.realistic_timing)
     with tempfile.TemporaryDirectory() as tmp:
         wav = Path(tmp) / "audio.wav"
         write_wav(samples, wav)
@@ -327,3 +330,54 @@ def write_game(game: SyntheticGame, out: Path, video: bool = True, progress=None
         figures["render_seconds"] = time.perf_counter() - t0
     figures.update(stats)
     return figures
+
+
+def _soundtrack(timed: dict, duration: float, nights, seed: int, audio: AudioOptions, long: bool):
+    from .speech import SpeechError
+    try:
+        return render_soundtrack(timed, duration, nights, seed, audio, noise_block=60.0 if long else None)
+    except SpeechError as exc:
+        raise SynthError(str(exc)) from None
+
+
+def revoice(out: Path, seed: int, audio: AudioOptions = AudioOptions()) -> dict:
+    """A new sound track for an already rendered game, without rendering a frame:
+    the track is made from the workspace's own protocol.json (the timed record)
+    and truth.json, and muxed with the video stream copied (its frames stay byte
+    for byte); truth.json's "audio" is rewritten, nothing else in it."""
+    import os
+    import subprocess
+
+    from .render.renderer import _ffmpeg
+    video, ppath, tpath = out / DEFAULT_VIDEO_FILE, out / PROTOCOL_FILE, out / TRUTH_FILE
+    for p in (video, ppath, tpath):
+        if not p.is_file():
+            raise SynthError(f"{out}: no {p.name}; --audio-only re-voices a rendered synthetic game")
+    try:
+        timed = json.loads(ppath.read_text(encoding="utf-8"))
+        truth = json.loads(tpath.read_text(encoding="utf-8"))
+        duration = float(truth["duration"])
+    except (ValueError, KeyError) as exc:
+        raise SynthError(f"{out}: protocol.json or truth.json unreadable ({exc})") from None
+    if truth.get("seed") is not None and int(truth["seed"]) != seed:
+        raise SynthError(f"{out}: the game was made with seed {truth['seed']}, not {seed}")
+    if not any("t" in ev for ev in timed.get("events", [])):
+        raise SynthError(f"{ppath}: the protocol has no times; the calls cannot be placed")
+    nights = [(float(n["nightfall"]), float(n["morning"]) if n.get("morning") is not None else duration)
+              for n in truth.get("phases", {}).get("nights", [])]
+    samples = _soundtrack(timed, duration, nights, seed, audio, duration > 900)
+    with tempfile.TemporaryDirectory(dir=out, prefix=".revoice-") as tmp:
+        wav = Path(tmp) / "audio.wav"
+        write_wav(samples, wav)
+        muxed = Path(tmp) / DEFAULT_VIDEO_FILE
+        cmd = [_ffmpeg(), "-y", "-loglevel", "error", "-i", str(video), "-i", str(wav),
+               "-map", "0:v", "-map", "1:a", "-c:v", "copy", "-c:a", "aac", "-b:a", "96k",
+               "-movflags", "+faststart", str(muxed)]
+        proc = subprocess.run(cmd, capture_output=True)
+        if proc.returncode != 0:
+            raise SynthError(f"ffmpeg could not mux the new sound track into {video}: "
+                             f"{proc.stderr.decode('utf-8', 'replace').strip()[-300:]}")
+        truth["audio"] = audio_truth(timed, seed, audio)
+        os.replace(muxed, video)
+    tpath.write_text(dumps(truth))
+    return {"duration": duration, "audio": truth["audio"]}

@@ -95,7 +95,7 @@ def run(photos_only: bool = False) -> dict:
     return out
 
 
-def _print(r: dict) -> None:
+def print_report(r: dict) -> None:
     print(f"split: {r['split']}")
     print(f"(a) mafvar hands on the {r['held_out_images']} held-out real HaGRID crops (no hand found = wrong)")
     for cls, p in r["photos"].items():
@@ -127,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(r, indent=1))
     else:
-        _print(r)
+        print_report(r)
     return 0 if r["passed"] else 1
 
 

@@ -6,8 +6,11 @@ On GAME_DIR's video (default: the committed sample), one frame a second:
 the motion thumbnail, the seat crop, the learned windows classified one seat
 at a time against a frame's seats in one product, and the window products
 with one BLAS thread against the library's default pool (in child processes:
-the pool size is fixed when numpy loads). Then the FFmpeg CPU per key frame
-and per frame of a dense decode. Figures vary with the machine's load; the
+the pool size is fixed when numpy loads), the head window's domain check
+(vision.faces.window_domain) and the face mesh's mask reading on the head
+window (vision.faces.mask_read.read_head: the mesh, the keypoint fallback,
+the descriptor and the mask model), split by whether a face was found. Then
+the FFmpeg CPU per key frame and per frame of a dense decode. Figures vary with the machine's load; the
 closing notes quote this script's output.
 """
 from __future__ import annotations
@@ -88,6 +91,23 @@ def main(argv=None) -> int:
             lambda: [appearance_features(c, r) for cs in crops for c, r in zip(cs, regions)]),
         "windows, a frame's seats in one product": per_seat(lambda: [appearance_batch(cs, regions) for cs in crops]),
     }
+    from vision.faces.mask_read import read_head
+    from vision.faces.mesh import HeadMesh
+    from vision.faces.window_domain import head_real
+
+    rows["head window domain check"] = per_seat(
+        lambda: [head_real(c, r) for cs in crops for c, r in zip(cs, regions)])
+    mesh_ms: dict[bool, list[float]] = {True: [], False: []}
+    with HeadMesh() as mesh:
+        read_head(mesh, crops[0][0])            # graphs built outside the timing
+        for cs in crops:
+            for c in cs:
+                t = time.process_time()
+                found = read_head(mesh, c)[0].get("mesh_found") == 1.0
+                mesh_ms[found].append((time.process_time() - t) * 1e3)
+    for found, label in ((True, "face mesh mask reading, face found"), (False, "face mesh mask reading, no face")):
+        if mesh_ms[found]:
+            rows[f"{label} ({len(mesh_ms[found])})"] = sum(mesh_ms[found]) / len(mesh_ms[found])
     print(f"{args.game}: {len(frames)} frames x {len(seats)} seats, CPU ms per seat")
     for k, v in rows.items():
         print(f"  {k:<42} {v:7.3f}")

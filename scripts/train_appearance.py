@@ -54,6 +54,10 @@ def _seeds(text: str) -> list[int]:
         out.extend(range(int(a), int(b or a) + 1))
     if 7 in out:
         raise SystemExit("seed 7 is the committed sample: it stays out of training")
+    kept_out = sorted(set(out) & (set(range(4000, 4010)) | set(range(4050, 4060)) | set(range(1001, 1013))))
+    if kept_out:
+        raise SystemExit(f"seeds {kept_out} tune or evaluate issue 16 (4000-4009 tuning, 4050-4059 the robustness "
+                         f"matrix, 1001-1012 the evaluation bank): they stay out of training")
     return out
 
 
@@ -68,16 +72,74 @@ TOUCH_SET = ("touch_day", "touch_night", "mask_touch", "night_pose")
 FOCUS_STATES = ("vote_fist", "touch_neighbour", "standing", "mask_lifted", "hand_to_mask")
 
 
+# Seeds 4000-4099 (issue 16's range) are rendered under `--conditions random`
+# (docs/synth.md "Conditions"): every venue condition drawn from the seed.
+# 4000-4009 tune the abstentions and 4050-4059 make the robustness matrix
+# (never trained on); from WORLD_FOCUS_FROM up they are focus games (the rare
+# acts only), from WORLD_TOUCH_FROM up with the touch set.
+WORLD_FROM = 4000
+WORLD_TO = 4099
+WORLD_FOCUS_FROM = 4060
+WORLD_TOUCH_FROM = 4080
+
+
+def _world(seed: int) -> bool:
+    return WORLD_FROM <= seed <= WORLD_TO
+
+
+def _focus(seed: int) -> bool:
+    """Is this a focus game (only the frames of its rare acts rendered)?"""
+    return seed >= WORLD_FOCUS_FROM if _world(seed) else seed >= FOCUS_FROM
+
+
 def _options(seed: int):
     from sample_videos.synth import SynthOptions
-    if seed >= TOUCH_FROM:
+    world = _world(seed)
+    if seed >= (WORLD_TOUCH_FROM if world else TOUCH_FROM):
         inject = {"inject": TOUCH_SET}
-    elif seed >= FOCUS_FROM:
+    elif _focus(seed):
         inject = {"inject": FOCUS_SET}
     else:
         inject = {"inject_random": True} if seed % 2 else {"inject": RARE_SETS[(seed // 2) % len(RARE_SETS)]}
+    if world:
+        from sample_videos.conditions import draw_conditions
+        return SynthOptions(seed=seed, conditions=draw_conditions(seed), **inject)
     return SynthOptions(seed=seed, lighting=LIGHTS[seed % len(LIGHTS)], **inject,
                         **CAMERAS[seed % len(CAMERAS)])
+
+
+def _jpeg_quality(opts, rng: np.random.Generator) -> int:
+    """A camera's compression as JPEG quality: 55-85 in the default world; under
+    conditions, from the H.264 quality drawn (crf 18: 59-79, 23: 49-69, 34: 27-47)."""
+    if opts.conditions is None:
+        return int(rng.integers(55, 85))
+    q = 95 - 2 * opts.conditions.capture.crf
+    return int(rng.integers(max(15, q - 10), q + 10))
+
+
+# A seat hidden this much (by the judge walking past, or by nearer players from
+# where the camera stands: truth.json `occlusions`, `view`) is not trained on:
+# the windows are to find such views unlike their training data (unfamiliar),
+# not to learn to guess through them.
+HIDDEN = 0.3
+
+
+def _hidden(truth: dict, seat: int, t: float) -> set[str]:
+    """The windows of a seat too hidden at time t to label from the truth."""
+    out: set[str] = set()
+    view = (truth.get("view") or {}).get(str(seat))
+    if view is not None:
+        if view.get("visible", 1.0) < 1.0 - HIDDEN:
+            out |= {"head", "body"}
+        if view.get("zone_visible", 1.0) < 1.0 - HIDDEN:
+            out.add("zone")
+    for o in truth.get("occlusions") or ():
+        if o["seat"] == seat and o["t0"] - 0.2 <= t <= o["t1"] + 0.2:
+            if (o.get("body") or 0.0) >= HIDDEN:
+                out |= {"head", "body"}
+            if (o.get("zone") or 0.0) >= HIDDEN:
+                out.add("zone")
+    return out
 
 
 def _state_at(segs: list[dict], t: float) -> str | None:
@@ -125,7 +187,8 @@ def _render_game(args: tuple[int, float]) -> dict:
     from vision.crops import seat_crop
     opts = _options(seed)
     game = build_game(opts)
-    scene = build_scene(opts)
+    # under conditions the game carries its scene (the judge's walks span the game's length)
+    scene = game.scene if game.scene is not None else build_scene(opts)
     cal = Calibration.from_json(calibration(scene, opts)).camera("cam1")
     scripts = build_scripts(game.plan)
     truth = game.truth
@@ -135,9 +198,9 @@ def _render_game(args: tuple[int, float]) -> dict:
     rng = np.random.default_rng(seed)
     out = {k: [] for k in WINDOWS}
     labels = {k: [] for k in WINDOWS}
-    for t in _times(truth, step, rng, focus=seed >= FOCUS_FROM):
+    for t in _times(truth, step, rng, focus=_focus(seed)):
         frame = render_frame(scene, scripts, t)
-        ok, buf = cv2.imencode(".jpg", frame[..., ::-1], [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(55, 85))])
+        ok, buf = cv2.imencode(".jpg", frame[..., ::-1], [cv2.IMWRITE_JPEG_QUALITY, _jpeg_quality(opts, rng)])
         frame = np.ascontiguousarray(cv2.imdecode(buf, cv2.IMREAD_COLOR)[..., ::-1])
         for seat, region in cal.seats.items():
             crop = seat_crop(frame, region)
@@ -148,8 +211,9 @@ def _render_game(args: tuple[int, float]) -> dict:
                    "zone": None if body is None else ("none" if body != "vote_fist" else
                                                       "vote" if form in ("thumb_up", "fist", None) else "wrong"),
                    "body": BODY_CLASS.get(body)}
+            hidden = _hidden(truth, seat, t)
             for kind in WINDOWS:
-                if lab[kind] is None:
+                if lab[kind] is None or kind in hidden:
                     continue
                 from vision.appearance import PATCH
                 out[kind].append(describe(patch(crop, window_box(kind, region), PATCH[kind])))

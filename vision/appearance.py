@@ -168,12 +168,23 @@ def appearance_batch(crops: list[Crop], regions: list[SeatRegion],
     if not crops:
         return out
     for kind, model in models.items():
-        x = np.stack([window_descriptor(kind, c, r) for c, r in zip(crops, regions)])
-        for row, p, far in zip(out, model.proba(x), far_from_training(model, x)):
+        patches = [patch(c, window_box(kind, r), PATCH[kind]) for c, r in zip(crops, regions)]
+        x = np.stack([describe(p) for p in patches])
+        for row, p, far, pt in zip(out, model.proba(x), far_from_training(model, x), patches):
             for c, v in zip(model.classes, p):
                 row[f"app_{kind}_{c}"] = round(float(v), 4)
             row[f"far_{kind}"] = round(float(far), 3)
+            row.update(light_of(kind, pt))
     return out
+
+
+def light_of(kind: str, p: np.ndarray) -> dict[str, float]:
+    """`lum_<window>` (mean luminance, 0-255) and `con_<window>` (its
+    standard deviation) of a window's patch: what vision.view_quality reads
+    as too dark or too flat to judge. Stored with the window's probabilities."""
+    luma = cv2.cvtColor(p, cv2.COLOR_RGB2GRAY)
+    mean, std = cv2.meanStdDev(luma)
+    return {f"lum_{kind}": round(float(mean[0, 0]), 1), f"con_{kind}": round(float(std[0, 0]), 1)}
 
 
 def far_from_training(model: WindowModel, x: np.ndarray) -> np.ndarray:
@@ -186,4 +197,4 @@ def far_from_training(model: WindowModel, x: np.ndarray) -> np.ndarray:
 
 __all__ = ["WINDOWS", "PATCH", "window_box", "patch", "describe", "window_descriptor", "WindowModel",
            "load_models", "save_models", "committed_models", "appearance_features",
-           "appearance_batch", "far_from_training"]
+           "appearance_batch", "far_from_training", "light_of"]

@@ -139,3 +139,64 @@ def active_intervals(env: Envelope, threshold_db: float, min_duration: float = 0
             spans.append([t, t])
     half = hop / 2
     return [(a - half, b + half) for a, b in spans if (b - a + hop) >= min_duration]
+
+
+# ---------------------------------------------------------------- speech
+
+@dataclass(frozen=True)
+class Segment:
+    """One stretch of speech: [t0, t1] video seconds, its level above the local floor."""
+    t0: float
+    t1: float
+    rise_db: float
+
+    @property
+    def duration(self) -> float:
+        return self.t1 - self.t0
+
+
+# Speech is found in the band of formants and consonants, above where music pads
+# and room hum live; the floor is the local quiet (a rolling low percentile), so a
+# night with music and a loud day are both measured against their own background.
+SPEECH_BAND = (800.0, 7000.0)
+SPEECH_RISE_DB = 9.0
+FLOOR_WINDOW = 12.0
+FLOOR_PERCENTILE = 20.0
+ONSET_DB = 3.0
+ONSET_LOOKBACK = 0.3
+
+
+def local_floor(env: Envelope, window: float = FLOOR_WINDOW, pct: float = FLOOR_PERCENTILE) -> np.ndarray:
+    """The rolling `pct` percentile of the envelope over +-`window`/2 s, per window."""
+    if not len(env.db):
+        return env.db
+    hop = float(env.times[1] - env.times[0]) if len(env.times) > 1 else 0.01
+    step = max(1, int(round(1.0 / hop)))          # one percentile a second, interpolated
+    half = max(1, int(round(window / 2 / hop)))
+    centres = np.arange(0, len(env.db), step)
+    vals = np.array([np.percentile(env.db[max(0, c - half):c + half + 1], pct) for c in centres])
+    return np.interp(np.arange(len(env.db)), centres, vals)
+
+
+def speech_segments(audio: Audio, band: tuple[float, float] = SPEECH_BAND, rise_db: float = SPEECH_RISE_DB,
+                    min_duration: float = 0.12, bridge: float = 0.2) -> list[Segment]:
+    """Stretches where the speech band stands `rise_db` above its local floor (pauses
+    shorter than `bridge` bridged): utterances, whoever speaks them."""
+    if audio is None or audio.samples.size == 0:
+        return []
+    env = band_energies(audio, [band], win=0.03, hop=0.01)[0]
+    floor = local_floor(env)
+    rel = Envelope(env.times, env.db - floor)
+    out = []
+    hop = float(rel.times[1] - rel.times[0]) if len(rel.times) > 1 else 0.01
+    for a, b in active_intervals(rel, rise_db, min_duration=min_duration, max_gap=bridge):
+        # the onset is where the voice first rises out of the floor (a soft "s" or "th"
+        # starts below the threshold that found the utterance): walk back to ONSET_DB
+        i = int(np.searchsorted(rel.times, a + hop / 2))
+        lowest = max(0, i - int(ONSET_LOOKBACK / hop))
+        while i > lowest and rel.db[i - 1] >= ONSET_DB:
+            i -= 1
+        a = min(a, float(rel.times[i]) - hop / 2)
+        sel = (rel.times >= a) & (rel.times <= b)
+        out.append(Segment(round(a, 3), round(b, 3), float(np.median(rel.db[sel])) if sel.any() else rise_db))
+    return out

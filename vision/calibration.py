@@ -28,7 +28,7 @@ import tempfile
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Protocol, Sequence
 
 import numpy as np
 
@@ -37,6 +37,12 @@ VERSION = 1
 SEATS = tuple(range(1, 11))
 
 Box = tuple[float, float, float, float]
+
+
+class HasCentre(Protocol):
+    """Anything found in a frame at a point (a head)."""
+    @property
+    def centre(self) -> tuple[float, float]: ...
 
 
 class CalibrationError(Exception):
@@ -222,6 +228,26 @@ def save_calibration(cal: Calibration, path: str | Path) -> Path:
     return path
 
 
+def renumbering(first: int = 1, reverse: bool = False) -> dict[int, int]:
+    """new seat number -> old one, for `renumber`."""
+    if first not in SEATS:
+        raise CalibrationError(f"seat {first} is not 1..10")
+    n = len(SEATS)
+    return {new: (first - 1 + (-(new - 1) if reverse else new - 1)) % n + 1 for new in SEATS}
+
+
+def renumber(cal: Calibration, cam: str, first: int = 1, reverse: bool = False) -> Calibration:
+    """The same regions numbered again: the seat now numbered `first` becomes
+    seat 1, and with `reverse` the numbers run the other way round the table
+    (seat 1 stays). The app's one-click fixes for a proposal whose judge's
+    end or direction was guessed wrong; `confirmed_by` is cleared."""
+    c = cal.camera(cam)
+    seats = {new: c.seats[old] for new, old in renumbering(first, reverse).items() if old in c.seats}
+    cams = dict(cal.cameras)
+    cams[cam] = CameraCalibration(c.width, c.height, seats)
+    return Calibration(cams, confirmed_by=None)
+
+
 def require_seats(cal: Calibration, cam: str = "cam1",
                   seats: Iterable[int] = SEATS) -> CameraCalibration:
     """The camera's calibration, or a clear error naming missing seats."""
@@ -237,11 +263,17 @@ def require_seats(cal: Calibration, cam: str = "cam1",
 # --- checks -------------------------------------------------------------
 
 class IssueKind(str, Enum):
-    MISSING = "missing"
-    EMPTY = "empty"
-    OVERLAP = "overlap"
-    SMALL = "small"
-    OUTSIDE = "outside"
+    MISSING = "missing"          # refuses: a seat without a region
+    OUTSIDE = "outside"          # refuses: a region leaving the frame
+    SAME_PLACE = "same_place"    # refuses: two seats on one player
+    FRAME = "frame"              # refuses: calibrated for frames of another shape
+    OVERLAP = "overlap"          # warns: neighbours sharing much of their regions (measured)
+    SMALL = "small"              # warns: a seat too small for reliable hand reading
+    EMPTY = "empty"              # warns: nobody detected in a seat's region
+
+    @property
+    def refuses(self) -> bool:
+        return self in (IssueKind.MISSING, IssueKind.OUTSIDE, IssueKind.SAME_PLACE, IssueKind.FRAME)
 
 
 @dataclass(frozen=True)
@@ -251,15 +283,29 @@ class CalibrationIssue:
     kind: IssueKind
     message: str
 
+    @property
+    def refuses(self) -> bool:
+        return self.kind.refuses
+
 
 # A seated player's hand is about a fifth of the visible body height; the
 # palm detector needs it near 150 px, and upscaling a crop more than ~3x
 # invents no detail, so below 50 source pixels per hand detection suffers.
 HAND_FRACTION_OF_BODY = 0.2
 MIN_HAND_SOURCE_PX = 50.0
-# Neighbours' body regions overlap in any perspective view (the synthetic
-# sample's reach IoU 0.46); above this two regions are mostly the same place.
-MAX_BODY_IOU = 0.5
+# Neighbours' body regions overlap in any perspective view: rendered games
+# under random camera placements have neighbours at body IoU 0.27-0.65
+# (scripts/eval_calibrate.py prints it). Above OVERLAP_WARN_IOU the shared
+# part is large enough to say so; at SAME_PLACE_IOU, or with two heads less
+# than SAME_HEAD_WIDTHS head widths apart, two seats are one player.
+OVERLAP_WARN_IOU = 0.5
+SAME_PLACE_IOU = 0.8
+SAME_HEAD_WIDTHS = 0.5
+# The recording's frames and the calibration's differ in shape by more than
+# this (width/height ratio): the boxes were drawn on another camera's frames.
+MAX_ASPECT_DIFFERENCE = 0.03
+# Regions may reach this far past the frame's edge (rounding) before they leave it.
+EDGE_TOLERANCE_PX = 1.0
 
 
 def box_area(b: Box) -> float:
@@ -270,230 +316,199 @@ def box_intersection(a: Box, b: Box) -> float:
     return box_area((max(a[0], b[0]), max(a[1], b[1]), min(a[2], b[2]), min(a[3], b[3])))
 
 
-def estimated_hand_px(body: Box) -> float:
-    return HAND_FRACTION_OF_BODY * (body[3] - body[1])
-
-
-def check_calibration(cal: Calibration, frame_size: tuple[int, int] | None = None,
-                      cam: str | None = None, frame: np.ndarray | None = None,
-                      people: list["Person"] | None = None) -> list[CalibrationIssue]:
-    """Seats missing, outside the frame, overlapping (body IoU > 0.5), too
-    small for the detectors, and (with a day `frame` or detected `people`)
-    empty."""
-    issues: list[CalibrationIssue] = []
-    cams = [cam] if cam else sorted(cal.cameras)
-    for cid in cams:
-        c = cal.camera(cid)
-        w, h = frame_size or (c.width, c.height)
-        if frame is not None and people is None:
-            people = detect_people(frame)
-        for s in SEATS:
-            if s not in c.seats:
-                issues.append(CalibrationIssue(cid, s, IssueKind.MISSING, f"seat {s} has no region"))
-                continue
-            r = c.seats[s]
-            if r.body[0] < -1 or r.body[1] < -1 or r.body[2] > w + 1 or r.body[3] > h + 1:
-                issues.append(CalibrationIssue(cid, s, IssueKind.OUTSIDE,
-                                               f"seat {s} body {r.body} leaves the {w}x{h} frame"))
-            hand = estimated_hand_px(r.body)
-            if hand < MIN_HAND_SOURCE_PX:
-                issues.append(CalibrationIssue(
-                    cid, s, IssueKind.SMALL,
-                    f"seat {s} body is {r.body[3] - r.body[1]:.0f} px tall: a hand is about "
-                    f"{hand:.0f} px, under the {MIN_HAND_SOURCE_PX:.0f} px the detectors need; "
-                    f"use a closer camera or a higher resolution"))
-            if people is not None and not any(_inside(p.centre, r.body) for p in people):
-                issues.append(CalibrationIssue(cid, s, IssueKind.EMPTY,
-                                               f"seat {s}: nobody detected in its body region"))
-        present = sorted(c.seats)
-        for i, a in enumerate(present):
-            for b in present[i + 1:]:
-                ba, bb = c.seats[a].body, c.seats[b].body
-                iou = _iou(ba, bb)
-                if iou > MAX_BODY_IOU:
-                    issues.append(CalibrationIssue(
-                        cid, a, IssueKind.OVERLAP,
-                        f"seats {a} and {b} cover mostly the same place (body regions "
-                        f"overlap with IoU {iou:.2f}); detections would be shared"))
-    return issues
+def box_iou(a: Box, b: Box) -> float:
+    inter = box_intersection(a, b)
+    union = box_area(a) + box_area(b) - inter
+    return inter / union if union else 0.0
 
 
 def _inside(p: tuple[float, float], b: Box) -> bool:
     return b[0] <= p[0] <= b[2] and b[1] <= p[1] <= b[3]
 
 
-# --- proposal -----------------------------------------------------------
+def estimated_hand_px(body: Box) -> float:
+    return HAND_FRACTION_OF_BODY * (body[3] - body[1])
+
+
+def check_calibration(cal: Calibration, frame_size: tuple[int, int] | None = None,
+                      cam: str | None = None, people: Sequence[HasCentre] | None = None) -> list[CalibrationIssue]:
+    """Every issue of the calibration, each refusing or warning (`IssueKind.refuses`):
+    seats missing, leaving the frame, two seats on one player, frames of another
+    shape than the recording's (`frame_size`: the video's width and height);
+    neighbours overlapping much (measured), seats too small for the hand
+    models and (with detected `people`) empty seats."""
+    issues: list[CalibrationIssue] = []
+    cams = [cam] if cam else sorted(cal.cameras)
+    for cid in cams:
+        c = cal.camera(cid)
+        w, h = c.width, c.height
+        if frame_size is not None and frame_size[0] > 0 and frame_size[1] > 0:
+            vw, vh = frame_size
+            if abs((w / h) / (vw / vh) - 1.0) > MAX_ASPECT_DIFFERENCE:
+                issues.append(CalibrationIssue(
+                    cid, 0, IssueKind.FRAME,
+                    f"the calibration is for {w}x{h} frames but the recording's are {vw}x{vh} "
+                    f"(another shape): it was made on another camera's frames; propose it again"))
+        for s in SEATS:
+            if s not in c.seats:
+                issues.append(CalibrationIssue(cid, s, IssueKind.MISSING, f"seat {s} has no region"))
+                continue
+            r = c.seats[s]
+            t = EDGE_TOLERANCE_PX
+            if r.body[0] < -t or r.body[1] < -t or r.body[2] > w + t or r.body[3] > h + t:
+                issues.append(CalibrationIssue(cid, s, IssueKind.OUTSIDE,
+                                               f"seat {s} body {_fmt_box(r.body)} leaves the {w}x{h} frame"))
+            hand = estimated_hand_px(r.body)
+            if hand < MIN_HAND_SOURCE_PX:
+                issues.append(CalibrationIssue(
+                    cid, s, IssueKind.SMALL,
+                    f"seat {s} is small ({r.body[3] - r.body[1]:.0f} px tall: a hand about {hand:.0f} px, "
+                    f"under the {MIN_HAND_SOURCE_PX:.0f} px the hand models need): where its hands "
+                    f"cannot be read, its votes and gestures are \"cannot judge\", not guessed"))
+            if people is not None and not any(_inside(p.centre, r.body) for p in people):
+                issues.append(CalibrationIssue(cid, s, IssueKind.EMPTY,
+                                               f"seat {s}: nobody detected in its body region"))
+        issues.extend(_overlaps(cid, c))
+    return issues
+
+
+def _overlaps(cid: str, c: CameraCalibration) -> list[CalibrationIssue]:
+    out = []
+    present = sorted(c.seats)
+    for i, a in enumerate(present):
+        for b in present[i + 1:]:
+            ra, rb = c.seats[a], c.seats[b]
+            iou = box_iou(ra.body, rb.body)
+            heads = _head_distance(ra, rb)
+            if iou >= SAME_PLACE_IOU or (heads is not None and heads < SAME_HEAD_WIDTHS):
+                why = (f"their heads are {heads:.1f} head widths apart" if heads is not None
+                       and heads < SAME_HEAD_WIDTHS else f"body regions overlap with IoU {iou:.2f}")
+                out.append(CalibrationIssue(
+                    cid, a, IssueKind.SAME_PLACE,
+                    f"seats {a} and {b} are the same place ({why}): one player would be read twice"))
+            elif iou > OVERLAP_WARN_IOU:
+                share = box_intersection(ra.body, rb.body) / min(box_area(ra.body), box_area(rb.body))
+                out.append(CalibrationIssue(
+                    cid, a, IssueKind.OVERLAP,
+                    f"seats {a} and {b} overlap (body IoU {iou:.2f}, {share:.0%} of the smaller): a hand "
+                    f"in the shared part is given to the seat whose head is nearer, and may be misread "
+                    f"where the two players lean together"))
+    return out
+
+
+def _head_distance(a: SeatRegion, b: SeatRegion) -> float | None:
+    """Distance between two calibrated heads in head widths (None unless both have one)."""
+    if a.head is None or b.head is None:
+        return None
+    return math.dist(a.head[:2], b.head[:2]) / max(1e-6, min(a.head[2], b.head[2]))
+
+
+def max_overlap(c: CameraCalibration) -> tuple[float, int, int] | None:
+    """The largest body IoU between two seats, and the seats (None under two seats)."""
+    best = None
+    present = sorted(c.seats)
+    for i, a in enumerate(present):
+        for b in present[i + 1:]:
+            iou = box_iou(c.seats[a].body, c.seats[b].body)
+            if best is None or iou > best[0]:
+                best = (iou, a, b)
+    return best
+
 
 @dataclass(frozen=True)
-class Person:
-    face: Box                 # frame px
-    score: float
+class Agreement:
+    """How a proposed calibration agrees with a known one (a rendered game's truth)."""
+    body: dict[int, float]          # seat -> body box IoU with the same-numbered seat
+    zone: dict[int, float]          # seat -> table zone IoU
+    numbering: bool                 # every known seat's best-overlapping proposed body carries its number
+
+    def right(self, min_iou: float = 0.5) -> list[int]:
+        """Seats proposed right: the numbering right and the body box IoU at least `min_iou`."""
+        return [s for s, v in sorted(self.body.items()) if self.numbering and v >= min_iou]
+
+
+def agreement(known: Calibration, proposed: Calibration, cam: str = "cam1") -> Agreement:
+    truth = known.camera(cam).seats
+    prop = proposed.cameras[cam].seats if cam in proposed.cameras else {}
+    body = {s: box_iou(truth[s].body, prop[s].body) if s in prop else 0.0 for s in truth}
+    zone = {s: box_iou(truth[s].table_zone, prop[s].table_zone) if s in prop else 0.0 for s in truth}
+    numbering = bool(prop) and all(
+        s in prop and max(prop, key=lambda p: box_iou(truth[s].body, prop[p].body)) == s for s in truth)
+    return Agreement(body, zone, numbering)
+
+
+def _fmt_box(b: Box) -> str:
+    return "[" + ", ".join(f"{v:.0f}" for v in b) + "]"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What a calibration is worth to the analysis: refused, or usable with
+    warnings that say what each one costs. The one judgement the app and the
+    command line both show (`calibration_verdict`)."""
+    issues: tuple[CalibrationIssue, ...]
+    summary: str                 # one line, e.g. "usable: 10 seats; largest overlap ..."
 
     @property
-    def centre(self) -> tuple[float, float]:
-        return ((self.face[0] + self.face[2]) / 2, (self.face[1] + self.face[3]) / 2)
+    def usable(self) -> bool:
+        return not self.refusals
+
+    @property
+    def refusals(self) -> tuple[CalibrationIssue, ...]:
+        return tuple(i for i in self.issues if i.refuses)
+
+    @property
+    def warnings(self) -> tuple[CalibrationIssue, ...]:
+        return tuple(i for i in self.issues if not i.refuses)
+
+    @property
+    def refusal_lines(self) -> list[str]:
+        return [_line(i) for i in self.refusals]
+
+    @property
+    def warning_lines(self) -> list[str]:
+        return [_line(i) for i in self.warnings]
+
+    @property
+    def seats_flagged(self) -> tuple[int, ...]:
+        return tuple(sorted({i.seat for i in self.issues if i.seat}))
+
+    @property
+    def seats_refused(self) -> tuple[int, ...]:
+        return tuple(sorted({i.seat for i in self.refusals if i.seat}))
+
+    def to_json(self) -> dict:
+        return {"usable": self.usable, "summary": self.summary,
+                "refusals": self.refusal_lines, "warnings": self.warning_lines,
+                "issues": [{"camera": i.cam, "seat": i.seat or None, "kind": i.kind.value,
+                            "refuses": i.refuses, "message": i.message} for i in self.issues]}
 
 
-def _tiles(w: int, h: int, tile: int, overlap: float) -> list[tuple[int, int, int, int]]:
-    tile = min(tile, w, h)
-    step = max(1, int(tile * (1 - overlap)))
-    xs = list(range(0, max(1, w - tile) + 1, step))
-    ys = list(range(0, max(1, h - tile) + 1, step))
-    if xs[-1] + tile < w:
-        xs.append(w - tile)
-    if ys[-1] + tile < h:
-        ys.append(h - tile)
-    return [(x, y, x + tile, y + tile) for y in ys for x in xs]
+def _line(i: CalibrationIssue) -> str:
+    return f"{i.cam}: {i.message}" if i.cam else i.message
 
 
-def detect_people(frame: np.ndarray, tile: int = 320, overlap: float = 0.5,
-                  min_score: float = 0.5, use_pose: bool = True) -> list[Person]:
-    """People as head boxes, from face detection and pose on overlapping
-    tiles (the models shrink their input to 128-256 px, so a whole wide frame
-    loses most people; pose finds one person per tile, and also finds masked
-    players whose faces the face detector misses), merged by overlap."""
-    import mediapipe as mp
-
-    h, w = frame.shape[:2]
-    found: list[Person] = []
-    sol = mp.solutions
-    fd_full = sol.face_detection.FaceDetection(model_selection=1, min_detection_confidence=min_score)
-    fd_short = sol.face_detection.FaceDetection(model_selection=0, min_detection_confidence=min_score)
-    pose = (sol.pose.Pose(static_image_mode=True, model_complexity=1,
-                          min_detection_confidence=min_score) if use_pose else None)
-    try:
-        for x0, y0, x1, y1 in _tiles(w, h, tile, overlap):
-            crop = np.ascontiguousarray(frame[y0:y1, x0:x1])
-            tw, th = x1 - x0, y1 - y0
-            for fd in (fd_short, fd_full):
-                for d in fd.process(crop).detections or []:
-                    bb = d.location_data.relative_bounding_box
-                    box = (x0 + bb.xmin * tw, y0 + bb.ymin * th,
-                           x0 + (bb.xmin + bb.width) * tw, y0 + (bb.ymin + bb.height) * th)
-                    found.append(Person(box, float(d.score[0])))
-            if pose is not None:
-                head = _pose_head(pose.process(crop), (x0, y0, tw, th), min_score)
-                if head is not None:
-                    found.append(head)
-    finally:
-        for m in (fd_full, fd_short, pose):
-            if m is not None:
-                m.close()
-    return merge_people(found)
-
-
-def _pose_head(res, tile: tuple[int, int, int, int], min_vis: float) -> Person | None:
-    """A head box from pose: centred on the nose, sized from the shoulders.
-    Only people well inside the tile count (a cut-off body gives guesses)."""
-    if not res.pose_landmarks:
-        return None
-    x0, y0, tw, th = tile
-    lm = res.pose_landmarks.landmark
-    nose, ls, rs = lm[0], lm[11], lm[12]
-    if min(nose.visibility, ls.visibility, rs.visibility) < min_vis:
-        return None
-    pts = [(p.x, p.y) for p in (nose, ls, rs)]
-    if not all(0.05 <= x <= 0.95 and 0.05 <= y <= 0.95 for x, y in pts):
-        return None
-    nx, ny = x0 + nose.x * tw, y0 + nose.y * th
-    shoulders = math.hypot((ls.x - rs.x) * tw, (ls.y - rs.y) * th)
-    half = max(4.0, 0.3 * shoulders)
-    score = float(min(nose.visibility, ls.visibility, rs.visibility))
-    return Person((nx - half, ny - 1.2 * half, nx + half, ny + 0.8 * half), score)
-
-
-def merge_people(people: list[Person], iou: float = 0.3) -> list[Person]:
-    """One head per person: the best-scored box wins over boxes that overlap
-    it or whose centre lies inside it."""
-    kept: list[Person] = []
-    for p in sorted(people, key=lambda p: -p.score):
-        if all(_iou(p.face, k.face) < iou and not _inside(p.centre, k.face)
-               and not _inside(k.centre, p.face)
-               and math.dist(p.centre, k.centre) > max(_width(p.face), _width(k.face))
-               for k in kept):
-            kept.append(p)
-    return kept
-
-
-def _width(b: Box) -> float:
-    return b[2] - b[0]
-
-
-def _iou(a: Box, b: Box) -> float:
-    inter = box_intersection(a, b)
-    union = box_area(a) + box_area(b) - inter
-    return inter / union if union else 0.0
-
-
-def layout_seats(people: list[Person], frame_size: tuple[int, int],
-                 seat1_hint: tuple[float, float] | None = None,
-                 direction: str = "clockwise",
-                 centre: tuple[float, float] | None = None) -> dict[int, SeatRegion]:
-    """Numbers people around the table and derives their regions.
-
-    Seat 1 is the person nearest `seat1_hint` (default: the one nearest the
-    bottom-left of the frame); numbering goes clockwise or counterclockwise as
-    seen on screen, by angle about the table centre (default: the centroid
-    of the faces). Body: the face box widened and extended down to the waist;
-    table zone: the same width, in front of the body toward the centre.
-    """
-    if direction not in ("clockwise", "counterclockwise"):
-        raise ValueError("direction is 'clockwise' or 'counterclockwise'")
-    if not people:
-        return {}
-    w, h = frame_size
-    people = sorted(people, key=lambda p: -p.score)[:len(SEATS)]
-    cx, cy = centre or (float(np.mean([p.centre[0] for p in people])),
-                        float(np.mean([p.centre[1] for p in people])))
-    # Image y points down, so increasing atan2(dy, dx) turns clockwise on screen.
-    sign = 1.0 if direction == "clockwise" else -1.0
-    angle = {id(p): math.atan2(p.centre[1] - cy, p.centre[0] - cx) * sign for p in people}
-    hint = seat1_hint or (0.0, float(h))
-    first = min(people, key=lambda p: math.dist(p.centre, hint))
-    a0 = angle[id(first)]
-    order = sorted(people, key=lambda p: (angle[id(p)] - a0) % (2 * math.pi))
-    seats: dict[int, SeatRegion] = {}
-    for n, p in enumerate(order, start=1):
-        seats[n] = _regions_for(p, (cx, cy), (w, h))
-    return seats
-
-
-def _regions_for(p: Person, centre: tuple[float, float], size: tuple[int, int]) -> SeatRegion:
-    w, h = size
-    fx0, fy0, fx1, fy1 = p.face
-    fw, fh = fx1 - fx0, fy1 - fy0
-    mx = (fx0 + fx1) / 2
-    # Proportions of a seated adult: shoulders ~3 face widths, head top to
-    # table ~3.5 face heights.
-    body = _clip((mx - 1.8 * fw, fy0 - 0.6 * fh, mx + 1.8 * fw, fy1 + 3.0 * fh), w, h)
-    bw, bh = body[2] - body[0], body[3] - body[1]
-    dx, dy = centre[0] - p.centre[0], centre[1] - p.centre[1]
-    norm = math.hypot(dx, dy) or 1.0
-    ux, uy = dx / norm, dy / norm
-    # The zone in front of the player: from the lower body toward the centre.
-    zx = (body[0] + body[2]) / 2 + ux * 0.5 * bw
-    zy = body[3] - 0.25 * bh + uy * 0.35 * bh
-    zone = _clip((zx - 0.5 * bw, zy - 0.25 * bh, zx + 0.5 * bw, zy + 0.25 * bh), w, h)
-    return SeatRegion(body, zone, (round(mx, 1), round((fy0 + fy1) / 2, 1), round(fw, 1)))
-
-
-def _clip(b: Box, w: int, h: int) -> Box:
-    x0, y0, x1, y1 = max(0.0, b[0]), max(0.0, b[1]), min(float(w), b[2]), min(float(h), b[3])
-    if x1 - x0 < 2:
-        x1 = min(float(w), x0 + 2)
-    if y1 - y0 < 2:
-        y1 = min(float(h), y0 + 2)
-    return (x0, y0, x1, y1)
-
-
-def propose_calibration(frame: np.ndarray, seat1_hint: tuple[float, float] | None = None,
-                        direction: str = "clockwise", cam: str = "cam1",
-                        people: list[Person] | None = None) -> Calibration:
-    """A proposal from a day frame (RGB); unconfirmed until a human edits or
-    accepts it. Fewer than 10 people gives fewer seats: `check_calibration`
-    then reports the missing ones."""
-    h, w = frame.shape[:2]
-    if people is None:
-        people = detect_people(frame)
-    seats = layout_seats(people, (w, h), seat1_hint, direction)
-    return Calibration({cam: CameraCalibration(w, h, seats)}, confirmed_by=None)
+def calibration_verdict(cal: Calibration, frame_size: tuple[int, int] | None = None,
+                        cam: str | None = None) -> Verdict:
+    """The judgement on a calibration for a recording of `frame_size` (width,
+    height): usable or refused, and why, in the words both the app and
+    `mafvar analyze` show."""
+    issues = tuple(check_calibration(cal, frame_size, cam=cam))
+    cams = [cam] if cam else sorted(cal.cameras)
+    n_seats = sum(len(cal.camera(c).seats) for c in cams)
+    refusals = [i for i in issues if i.refuses]
+    if refusals:
+        summary = (f"refused: {len(refusals)} problem{'s' if len(refusals) != 1 else ''} "
+                   f"(the analysis cannot run until they are fixed)")
+    else:
+        parts = [f"usable: {n_seats} seat regions inside the frame"]
+        for cid in cams:
+            worst = max_overlap(cal.camera(cid))
+            if worst is not None:
+                parts.append(f"largest overlap seats {worst[1]} and {worst[2]} (body IoU {worst[0]:.2f})")
+        small = sorted({i.seat for i in issues if i.kind is IssueKind.SMALL})
+        if small:
+            parts.append(f"{len(small)} seat{'s' if len(small) != 1 else ''} too small for reliable "
+                         f"hand reading ({', '.join(map(str, small))})")
+        summary = "; ".join(parts)
+    return Verdict(issues, summary)

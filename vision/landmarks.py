@@ -26,16 +26,11 @@ from vision.pixel_features import crop_features
 class Model(str, Enum):
     POSE = "pose"
     FACE = "face"          # face detection, short and full range
-    MESH = "mesh"          # face mesh (refine off)
+    MESH = "mesh"          # face mesh with irises on the head window: the mask (vision.faces)
     HANDS = "hands"
 
 
 ALL_MODELS = (Model.POSE, Model.FACE, Model.MESH, Model.HANDS)
-
-# Face-mesh contour of each eye (subject's right = image left when facing the
-# camera); the mask classifier compares these with the band's pixels.
-RIGHT_EYE = (33, 7, 163, 144, 145, 153, 154, 155, 133, 173, 157, 158, 159, 160, 161, 246)
-LEFT_EYE = (263, 249, 390, 373, 374, 380, 381, 382, 362, 398, 384, 385, 386, 387, 388, 466)
 
 
 @dataclass
@@ -131,8 +126,8 @@ class SeatLandmarker:
                 g = [("short", sol.face_detection.FaceDetection(0, conf)),
                      ("full", sol.face_detection.FaceDetection(1, conf))]
             elif m is Model.MESH:
-                g = sol.face_mesh.FaceMesh(static_image_mode=static, max_num_faces=1, refine_landmarks=False,
-                                           min_detection_confidence=conf)
+                from vision.faces.mesh import HeadMesh
+                g = HeadMesh()
             else:
                 g = sol.hands.Hands(static_image_mode=static, max_num_hands=self._max_hands, model_complexity=1,
                                     min_detection_confidence=conf)
@@ -212,15 +207,12 @@ class SeatLandmarker:
                                           float(d.score[0]), name, kps))
             cpu[Model.FACE.value] = time.process_time() - c0
 
+        mesh_features: dict[str, float] = {}
         if Model.MESH in self.models and Model.MESH in want:
+            from vision.faces.mask_read import read_head
             c0 = time.process_time()
-            res = self._model(Model.MESH).process(img)
-            if res.multi_face_landmarks:
-                lm = res.multi_face_landmarks[0].landmark
-                out.mesh = True
-                eyes = np.array([[[lm[i].x, lm[i].y] for i in RIGHT_EYE],
-                                 [[lm[i].x, lm[i].y] for i in LEFT_EYE]], float)
-                out.eyes = crop.normalized_to_frame(eyes)
+            mesh_features, out.eyes = read_head(self._model(Model.MESH), crop)
+            out.mesh = out.eyes is not None
             cpu[Model.MESH.value] = time.process_time() - c0
 
         if Model.HANDS in self.models and Model.HANDS in want:
@@ -238,6 +230,7 @@ class SeatLandmarker:
 
         # eye-band darkness etc. for the mask classifier: only here is the crop at hand
         out.features = crop_features(crop, out.pose, out.faces, crop.region, appearance)
+        out.features.update(mesh_features)
 
         for k, v in cpu.items():
             self.cpu_total[k] = self.cpu_total.get(k, 0.0) + v

@@ -18,6 +18,7 @@ import numpy as np
 from vision.appearance import appearance_features
 from vision.calibration import SeatRegion, expected_head
 from vision.crops import Crop
+from vision.faces.window_domain import FEATURE as HEAD_REAL, head_real
 from vision.skin import skin_mask
 
 # Luminance (0-255) below which a pixel counts as "mask black". The rendered
@@ -111,6 +112,9 @@ def crop_features(crop: Crop, pose: np.ndarray | None, faces=(),
     if region is not None:
         out.update(zone_skin_features(crop, region.table_zone))
         out.update(appearance if appearance is not None else appearance_features(crop, region))
+        # whether the head window sees pixels like its (rendered) training data
+        if HEAD_REAL not in out:
+            out.update(head_real(crop, region))
     return out
 
 

@@ -21,6 +21,7 @@ import numpy as np
 from vision.appearance import appearance_batch, appearance_features
 from vision.calibration import SEATS, Calibration, CalibrationError, require_seats
 from vision.crops import DEFAULT_LONG_SIDE, Crop, crop as crop_box, expand, seat_crop
+from vision.faces.window_domain import FEATURE as HEAD_REAL, REAL_FROM, head_real
 from vision.hands.zone_read import skin_proposals
 from vision.motion import MotionGate, thumbnail, watch_box
 from vision.landmarks import ALL_MODELS, Model, SeatLandmarker, SeatLandmarks
@@ -398,9 +399,12 @@ def seat_landmarks(image: np.ndarray, t: float, seat: int, region, landmarker: S
     # The learned windows are cheap; they say whether a hand is up or a vote
     # stands, and only then do the landmark models run on the seat.
     app = appearance_features(crop, region) if app is None else app
+    if app and HEAD_REAL not in app:
+        app = {**app, **head_real(crop, region)}
     closed = gate and bool(app)
     want = [m for m in (landmarker.models if only is None else only)
-            if not (closed and m in GATED_MODELS and not hands_needed(app))]
+            if not (closed and m in GATED_MODELS and not hands_needed(app))
+            and not (closed and m is Model.MESH and not mesh_needed(app))]
     lm = landmarker.process(crop, seat, t, want, app)
     if zone_hands is not None:
         # A vote fist is ~35 px in a 720p frame: on the whole-seat crop the palm
@@ -433,6 +437,21 @@ def hands_needed(app: dict[str, float]) -> bool:
     if not any(k.startswith("app_body_") for k in app):
         return True
     return sum(app.get(f"app_body_{c}", 0.0) for c in ("raised", "hand_face", "touch")) >= GATE
+
+
+# The head window's least probability of its best mask state for the face
+# mesh to be skipped, on pixels like the window's (rendered) training data.
+MESH_GATE = 0.9
+
+
+def mesh_needed(app: dict[str, float]) -> bool:
+    """Does the mask need the face mesh here? Not where the learned head
+    window, on pixels like its training data (vision.faces.window_domain),
+    is sure of the mask: on real pixels always."""
+    head = [v for k, v in app.items() if k.startswith("app_head_")]
+    if not head or HEAD_REAL not in app or app[HEAD_REAL] >= REAL_FROM:
+        return True
+    return max(head) < MESH_GATE
 
 
 def vote_seen(app: dict[str, float]) -> bool:

@@ -25,12 +25,15 @@ the eyes); whether that is allowed is review's business.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Mapping
 
 import numpy as np
 
-from vision.calibration import Box, Calibration, SeatRegion, expected_head
+from vision.calibration import Box, Calibration, SeatRegion, estimated_hand_px, expected_head
 from vision.hands.classify import HandState, classify_hand, fingertip_down, upright_thumb_fist_score
 from vision.hands.fingers import INDEX, finger_direction, finger_extensions
+from vision.faces.mask_read import PREFIX as MESH_PREFIX, judge
+from vision.faces.window_domain import FEATURE as HEAD_REAL_FEATURE, REAL_FROM
 from vision.hands.forms import committed_form_model, form_probabilities
 from vision.landmarks import Hand, SeatLandmarks
 from vision.tracks import MASK_STATES, FrameState, Observed
@@ -107,6 +110,29 @@ WRONG_FORMS = ("palm", "fingertip")
 WRONG_SHARE = 0.2
 # a mask state is reported besides the most likely one from this probability
 MASK_ALSO = 0.15
+# The learned head window's reading is used only where the window-domain
+# model (vision.faces.window_domain) gives its pixels less than this
+# probability of being real: trained on rendered players, the window reads
+# real masked faces as bare.
+WINDOW_REAL = REAL_FROM
+HEAD_REAL_KEY = HEAD_REAL_FEATURE
+MESH_FOUND = MESH_PREFIX + "found"
+MASK_STATE_NAMES = tuple(s.value for s in MASK_STATES)
+HEAD_WINDOW = "app_head_"  # the learned head window's class probabilities among the stored features
+# The mask is read only on heads at least this wide (frame px, the calibrated
+# head): the real-face evaluation (scripts/eval_real_pixels.py) measured the
+# reading on faces 32-64 px wide and nothing narrower. A rendered venue with
+# 13-26 px heads (tuning seed 4000, 640x480, dim) read masked players as bare
+# in up to a fifth of their night frames: nine peeks that never happened.
+MIN_MASK_HEAD_PX = 32.0
+# The table zone is judged only where a seated player's hand is at least this
+# many source pixels (vision.calibration.estimated_hand_px): half the 50 px the
+# hand models need, past the ~3x upscaling that still adds detail twice over.
+# Below it "no hand found" says nothing of a vote: a low-camera venue (bank
+# seed 1002, hands ~17 px) judged two cells "no vote" where fists stood.
+MIN_ZONE_HAND_PX = 25.0
+# the confidence of a "cannot judge the mask" frame (it accuses no one)
+UNREAD_CONF = 1.0
 # a learned window's class (body: touch, hand at the face, raised, night,
 # standing, empty) is reported from this probability
 WINDOW_SAYS = 0.5
@@ -399,8 +425,8 @@ def classify_frame(lm: SeatLandmarks, seats: dict[int, SeatRegion],
     the landmarks can name (whose zone a hand reached, a vote's form)."""
     body = _Body.of(lm.pose) if lm.pose is not None and pose_owner(lm.pose, seats) == lm.seat else None
     r = _Reading(lm, seats, th, body, appearance_of(lm.features))
-    if "head" in r.app:
-        _head_window_mask(r)
+    if "head" in r.app or MESH_FOUND in lm.features:
+        _mask(r)
     else:
         _eye_band_mask(r)
     if body is not None:
@@ -410,11 +436,15 @@ def classify_frame(lm: SeatLandmarks, seats: dict[int, SeatRegion],
     _arms_and_presence(r, raised, on_table)
     if "body" in r.app:
         _body_window(r, views)
-    if committed_form_model() is not None and (r.zone_views or "zone" in r.app):
+    if estimated_hand_px(r.region.body) < MIN_ZONE_HAND_PX:
+        # no hand in the zone is no evidence of no vote here: the zone cannot be judged
+        r.drop(Observed.FIST_ON_TABLE)
+        r.add(Observed.ZONE_UNREAD, UNREAD_CONF, "small")
+    elif committed_form_model() is not None and (r.zone_views or "zone" in r.app):
         _zone_vote(r)
     elif "zone" in r.app:
         _zone_window(r)
-    if "head" not in r.app:
+    if "head" not in r.app and MESH_FOUND not in lm.features:
         _drop_crown_reading(r)
     return r.out, raised
 
@@ -545,17 +575,69 @@ def _drop_crown_reading(r: _Reading) -> None:
         r.drop(Observed.MASK_OFF, Observed.MASK_LIFTED)
 
 
+# --- the mask: the face mesh first, the learned head window on its own pixels ---
+
+def _mask(r: _Reading) -> None:
+    """The mask state of the frame, or "cannot judge" with the reason.
+
+    1. The face mesh (trained on real faces) read the face in the head window
+       and the mask model, trained on real faces with composited masks, is
+       sure (vision.faces.mask_read.judge): its states.
+    2. Else the learned head window, where its pixels are like its rendered
+       training data (`head_real` < WINDOW_REAL): it sees masked, bowed
+       heads the mesh cannot find. On real pixels it reads a real face with
+       a black band over the eyes as bare 93% of the time: not used there.
+    3. Else mask_unread with the reason (the mesh's: no_face, face_place,
+       no_skin, unsure, far; or window_real where the mesh did not run):
+       review raises no foul from it.
+    A seat whose head is narrower than `MIN_MASK_HEAD_PX` is mask_unread
+    ("small") before either reader runs."""
+    if expected_head(r.region)[1] < MIN_MASK_HEAD_PX:
+        r.add(Observed.MASK_UNREAD, UNREAD_CONF, "small")
+        return
+    j = judge(r.lm.features)
+    if j is not None and j.state is not None:
+        probs = {s: r.lm.features[MESH_PREFIX + s] for s in MASK_STATE_NAMES if MESH_PREFIX + s in r.lm.features}
+        _add_mask_states(r, probs)
+        return
+    if "head" in r.app and r.lm.features.get(HEAD_REAL_KEY, 0.0) < WINDOW_REAL:
+        _head_window_mask(r)
+        return
+    reason = j.reason if j is not None else "window_real"
+    r.add(Observed.MASK_UNREAD, UNREAD_CONF, reason)
+
+
+def head_reading(features: Mapping[str, float]) -> str | None:
+    """The mask state `_mask` decides from a frame's stored features, as one
+    class: the face mesh's when it judged, else the learned head window's best
+    class where its pixels are like its training data, else None (cannot
+    judge). What the view quality weighs against the game's baseline, so
+    that a reader misreading a seat all game is the one that decides."""
+    j = judge(dict(features))
+    if j is not None and j.state is not None:
+        return j.state
+    if features.get(HEAD_REAL_KEY, 0.0) >= WINDOW_REAL:
+        return None
+    window = {k[len(HEAD_WINDOW):]: v for k, v in features.items() if k.startswith(HEAD_WINDOW)}
+    return max(window, key=lambda c: window[c]) if window else None
+
+
+def _add_mask_states(r: _Reading, probs: dict[str, float]) -> None:
+    """Every mask state given a fair chance, not only the most likely, so the
+    tracks' hysteresis follows a brief, wavering peek."""
+    best = max(probs.items(), key=lambda x: x[1])
+    for state, p in probs.items():
+        if state == best[0] or p >= MASK_ALSO:
+            r.add(state, p)
+
+
 # --- the learned windows --------------------------------------------------------
 
 def _head_window_mask(r: _Reading) -> None:
     """The mask from the learned head window (it sees masked, bowed heads the
     pose misses): every mask state the window gives a fair chance, not only
     the most likely, so the tracks' hysteresis follows a brief, wavering peek."""
-    head = r.app["head"]
-    best = max(head.items(), key=lambda x: x[1])
-    for state, p in head.items():
-        if state == best[0] or p >= MASK_ALSO:
-            r.add(state, p)
+    _add_mask_states(r, r.app["head"])
 
 
 def _body_window(r: _Reading, views: list[HandView]) -> None:
@@ -730,6 +812,9 @@ def _indirect_mask(frames: list[FrameState], landmarks: list[SeatLandmarks], th:
     in the crop at all) answer weakly.
     """
     direct: dict[float, Observed] = {f.t: f.state for f in frames if f.state in MASK_STATES}
+    # a frame that said it cannot judge the mask gets no guess from its neighbours
+    unread = {f.t for f in frames if f.state is Observed.MASK_UNREAD}
+    landmarks = [lm for lm in landmarks if lm.t not in unread]
     off_dark = [lm.features["win_dark"] for lm in landmarks
                 if direct.get(lm.t) is Observed.MASK_OFF and "win_dark" in lm.features]
     every = [lm.features["win_dark"] for lm in landmarks if "win_dark" in lm.features]
@@ -852,5 +937,5 @@ def _zone_fists(frames: list[FrameState], landmarks: list[SeatLandmarks], th: Th
     return out
 
 
-__all__ = ["Thresholds", "DEFAULT", "classify_frames", "classify_frame", "mask_state",
+__all__ = ["Thresholds", "DEFAULT", "classify_frames", "classify_frame", "mask_state", "head_reading", "MIN_MASK_HEAD_PX", "MIN_ZONE_HAND_PX",
            "pose_owner", "hand_owner", "view_hand", "vote_form", "body_anchor"]

@@ -20,6 +20,11 @@ class Observed(StrEnum):
     MASK_ON = "mask_on"                # the eye band
     MASK_OFF = "mask_off"
     MASK_LIFTED = "mask_lifted"
+    # cannot judge the mask [why: no_face, face_place, no_skin, unsure, far (the face
+    # mesh's reading, vision.faces.mask_read), window_real (no mesh reading, and the
+    # learned head window sees real pixels it was not trained on), small (the seat's
+    # head is narrower than the mask reading was measured at, vision.seat_states)]
+    MASK_UNREAD = "mask_unread"
     HAND_AT_MASK = "hand_at_mask"
     HEAD_DOWN = "head_down"            # the night pose's parts
     ARMS_CROSSED = "arms_crossed"
@@ -31,7 +36,7 @@ class Observed(StrEnum):
     FINGERS_SHOWN = "fingers_shown"    # [count 0-5]
     POINTING = "pointing"
     FIST_ON_TABLE = "fist_on_table"    # [form: thumb_up, fist, palm, fingertip]
-    ZONE_UNREAD = "zone_unread"        # cannot judge the table zone [why: no_hand, forms_disagree]
+    ZONE_UNREAD = "zone_unread"        # cannot judge the table zone [why: no_hand, forms_disagree, small]
     TOUCH = "touch"                    # [neighbour seat]
     STANDING = "standing"
     SEAT_EMPTY = "seat_empty"

@@ -1,48 +1,175 @@
-"""Calibration: the seat regions over a frame; adjust a seat and re-check."""
+"""Calibration: seats proposed from the recording, drawn over a frame, renumbered
+in one click, adjusted seat by seat; the verdict the analysis will give."""
 from __future__ import annotations
 
 import streamlit as st
 
 from app.frames import FrameError, draw_seats, read_frame, video_meta
-from app.seat_regions import REGION_KINDS, CalibrationError, check_file, load_regions, set_box
-from app.ui import require_game, require_reviewer
+from app.seat_regions import (REGION_KINDS, CalibrationError, CameraRegions, regions_of, renumber_file,
+                              set_box)
+from app.ui import PAGE_FILES, require_game, require_reviewer
+from review.calibration_verdict import workspace_verdict
+
+PROPOSAL_KEY = "cal_proposal"     # session: {"game": path, "proposal": GameProposal}
 
 st.title("Calibration")
 game = require_game()
 path = game.ws.calibration_path
-try:
-    cams = load_regions(path)
-except CalibrationError as exc:
-    st.error(f"{exc}. The analysis will refuse to run until the seats are calibrated.")
+
+
+def _frame(t: float | None = None):
+    """A frame of the recording (the first proposal frame, or the slider's time)."""
+    if game.video is None:
+        return None, None
+    try:
+        meta = video_meta(game.video)
+        if t is None:
+            t = st.slider("Frame at (s)", 0.0, max(meta.duration - 1 / meta.fps, 0.0),
+                          min(30.0, max(meta.duration / 4, 0.0)), 0.5, key="cal_t")
+        return read_frame(game.video, meta.index_at(t)), meta
+    except FrameError as exc:
+        st.warning(str(exc))
+        return None, None
+
+
+def _show_verdict(verdict, what: str) -> None:
+    if verdict.usable:
+        st.success(f"{what}: {verdict.summary}.")
+        if verdict.warnings:
+            with st.expander(f"{len(verdict.warnings)} warning(s): what they cost", expanded=False):
+                for line in verdict.warning_lines:
+                    st.markdown(f"- {line}")
+    else:
+        st.error(f"{what}: {verdict.summary}.  \n" + "  \n".join(f"• {p}" for p in verdict.refusal_lines))
+
+
+def _draw(cam: CameraRegions, frame, bad=(), show_zones: bool = False, seen: dict | None = None) -> None:
+    boxes = cam.zones if show_zones else cam.boxes
+    st.image(draw_seats(frame, boxes, invalid=bad, highlight=[st.session_state.get("cal_seat", 1)]),
+             caption=f"Camera {cam.camera}: seat {'table zones' if show_zones else 'body regions'}, numbered "
+                     "clockwise from the judge's left (red = a refused seat)"
+                     + ("" if seen is None else "; seats whose player was not found are placed by the "
+                        "table's shape: " + (", ".join(str(s) for s, ok in sorted(seen.items()) if not ok) or "none")),
+             width="stretch")
+
+
+def _renumber_controls(prefix: str, on_change) -> None:
+    """One click: flip the direction, or make another seat number 1."""
+    c1, c2, c3 = st.columns([1, 1, 1])
+    if c1.button("Flip the direction", key=f"{prefix}_flip",
+                 help="number the seats the other way round the table (seat 1 stays)"):
+        on_change(1, True)
+    new_first = c2.selectbox("Seat 1 is the seat now numbered", list(range(1, 11)), index=0,
+                             key=f"{prefix}_first", help="the player on the judge's left")
+    if c3.button("Move seat 1 there", key=f"{prefix}_move", disabled=new_first == 1):
+        on_change(int(new_first), False)
+
+
+# -- a proposal from the recording (nothing is written until it is accepted) --------------
+held = st.session_state.get(PROPOSAL_KEY)
+if held is not None and held.get("game") != str(game.root):
+    held = None
+    st.session_state.pop(PROPOSAL_KEY, None)
+
+if not path.is_file() and held is None:
+    st.info("This game has no calibration yet. The seats can be proposed from the recording: the "
+            "players are found on a few day frames, the table and the camera are fitted to them, and every "
+            "seat gets its body box, table zone and head, numbered clockwise from the judge's left.")
+propose_label = "Propose seats from the recording" if not path.is_file() else "Propose the seats again"
+if game.video is not None and st.button(propose_label, key="cal_propose", type="primary" if not path.is_file()
+                                        else "secondary"):
+    from review.calibrate import CalibrateError, propose_for_game
+    bar = st.progress(0.0, text="reading day frames…")
+
+    def frame_done(done: int, total: int) -> None:
+        bar.progress(done / total, text=f"finding the players: frame {done} of {total}")
+    try:
+        proposal = propose_for_game(game.root, progress=frame_done)   # the same frames as `mafvar calibrate`
+    except CalibrateError as exc:
+        st.error(f"No proposal: {exc}")
+    else:
+        bar.progress(1.0, text="done")
+        st.session_state[PROPOSAL_KEY] = {"game": str(game.root), "proposal": proposal}
+        held = st.session_state[PROPOSAL_KEY]
+
+if held is not None:
+    proposal = held["proposal"]
+    st.subheader("Proposed seats")
+    for p in proposal.problems:
+        st.error(p)
+    if proposal.uncertain:
+        st.warning(f"Check before accepting: {proposal.uncertain}.")
+    cams = regions_of(proposal.calibration)
+    if cams and cams[0].boxes:
+        frame, _ = _frame(proposal.times[0] if proposal.times else None)
+        _show_verdict(proposal.verdict, "The proposal")
+        if frame is not None:
+            _draw(cams[0], frame, proposal.verdict.seats_refused,
+                  st.toggle("Show table zones", key="cal_prop_zones"), proposal.seen)
+
+        def change_proposal(first: int, reverse: bool) -> None:
+            from vision.calibration import calibration_verdict, renumber, renumbering
+            cam = next(iter(proposal.calibration.cameras))
+            proposal.calibration = renumber(proposal.calibration, cam, first, reverse)
+            proposal.seen = {new: proposal.seen.get(old, False) for new, old in renumbering(first, reverse).items()}
+            proposal.verdict = calibration_verdict(proposal.calibration, proposal.frame_size, cam=cam)
+            st.rerun()
+        _renumber_controls("cal_prop", change_proposal)
+        a1, a2 = st.columns(2)
+        if a1.button("Accept these seats", key="cal_accept", type="primary",
+                     disabled=not proposal.verdict.usable):
+            me = require_reviewer("accept the seats")
+            if me is not None:
+                from review.calibrate import CalibrateError, save_proposal
+                proposal.calibration.confirmed_by = me.name
+                try:
+                    save_proposal(game.root, proposal.calibration, force=True)
+                except (CalibrateError, CalibrationError, OSError) as exc:
+                    st.error(f"Not saved: {exc}")
+                else:
+                    st.session_state.pop(PROPOSAL_KEY, None)
+                    st.toast("Seats saved" + (" (the previous calibration was kept as calibration.json.bak)"
+                                              if path.with_name(path.name + ".bak").is_file() else ""))
+                    st.rerun()
+        if a2.button("Discard the proposal", key="cal_discard"):
+            st.session_state.pop(PROPOSAL_KEY, None)
+            st.rerun()
     st.stop()
 
+if not path.is_file():
+    st.stop()
+
+# -- the saved calibration ---------------------------------------------------------------
+checked = workspace_verdict(game.ws)
+_show_verdict(checked.verdict, "calibration.json")
+if checked.verdict.usable:
+    st.page_link(PAGE_FILES["games"], label="Run the analysis on the Games page", icon=":material/play_arrow:")
+if checked.calibration is None:
+    st.stop()
+cams = regions_of(checked.calibration)
 cam = cams[0]
 if len(cams) > 1:
     cam_id = st.selectbox("Camera", [c.camera for c in cams], key="cal_cam")
     cam = next(c for c in cams if c.camera == cam_id)
-
-meta = None
-frame = None
-if game.video is not None:
-    try:
-        meta = video_meta(game.video)
-        t = st.slider("Frame at (s)", 0.0, max(meta.duration - 1 / meta.fps, 0.0), 0.0, 0.5, key="cal_t")
-        frame = read_frame(game.video, meta.index_at(t))
-    except FrameError as exc:
-        st.warning(str(exc))
-size = (meta.width, meta.height) if meta else None
-result = check_file(path, size, cam.camera)
-if result.ok:
-    st.success("Calibration valid: ten seat regions inside the frame, large enough, none overlapping.")
-else:
-    st.error("Calibration invalid — the analysis is refused until this is fixed:  \n"
-             + "  \n".join(f"• {p}" for p in result.problems))
+frame, meta = _frame()
 if frame is not None:
-    show_zones = st.toggle("Show table zones instead of bodies", key="cal_zones")
-    st.image(draw_seats(frame, cam.zones if show_zones else cam.boxes, invalid=result.bad_seats,
-                        highlight=[st.session_state.get("cal_seat", 1)]),
-             caption=f"Camera {cam.camera}: seat {'table zones' if show_zones else 'body regions'}"
-                     " (red = a problem)", width="stretch")
+    _draw(cam, frame, checked.verdict.seats_refused, st.toggle("Show table zones instead of bodies", key="cal_zones"))
+
+
+def change_saved(first: int, reverse: bool) -> None:
+    me = require_reviewer("renumber the seats")
+    if me is None:
+        return
+    try:
+        renumber_file(path, cam.camera, first, reverse, confirmed_by=me.name)
+    except (CalibrationError, OSError) as exc:
+        st.error(f"Not saved: {exc}")
+    else:
+        st.toast("Seats renumbered; the previous calibration was kept as calibration.json.bak.")
+        st.rerun()
+
+
+_renumber_controls("cal_saved", change_saved)
 
 st.subheader("Adjust a seat")
 c1, c2 = st.columns(2)

@@ -6,14 +6,16 @@ from pathlib import Path
 
 import streamlit as st
 
-from app.analysis import Progress
-from app.game import GameLoadError, find_games, load_game, roots_from_env
-from app.seat_regions import check_file
-from app.ui import current_game_dir, open_game
+from app.game import GameLoadError, find_games, load_game, read_record_fit, roots_from_env
+from app.ui import PAGE_FILES, current_game_dir, open_game
 from app.venue_choice import venue_picker
 from app.uploads import ProtocolKind, Upload, UploadRefused, create_workspace, size_limit
+from review.calibration_verdict import workspace_verdict
 from review.pipeline import analyze
-from review.workspace import ANALYSIS_STEPS, is_game_dir
+from review.progress import ProgressReport, format_duration
+from review.workspace import is_game_dir
+
+FINISHED_KEY = "analysis_finished"      # {"game", "wall_s"} of the run this session just finished
 
 st.title("Games")
 
@@ -62,33 +64,50 @@ if path:
         c2.metric("Vote calls recounted", len(game.recount.calls) if game.recount else 0)
         c3.metric("Video", "present" if state.videos else "missing")
         c4.metric("Calibration", "present" if state.has_calibration else "missing")
-        steps = " · ".join(f"{':green[:material/check_circle:]' if done else ':gray[:material/radio_button_unchecked:]'} {step}"
-                           for step, done in state.steps.items())
+        steps = " · ".join(f"{':green[:material/check_circle:]' if ok else ':gray[:material/radio_button_unchecked:]'} {step}"
+                           for step, ok in state.steps.items())
         st.markdown(f"**Analysis**: {'complete' if state.analysed else 'next step: ' + str(state.next_step)}"
                     f"  \n{steps}")
 
-        calib = check_file(game.ws.calibration_path)
-        if not calib.ok:
-            st.error("Analysis refused: the calibration is invalid. Fix it on the Calibration "
-                     "page.  \n" + "  \n".join(calib.problems))
+        fit = read_record_fit(game.ws)
+        if fit is not None:
+            (st.success if fit.get("fits") and not fit.get("withheld") else
+             st.warning if fit.get("fits") else st.error)(fit.get("message", ""))
+        checked = workspace_verdict(game.ws)
+        if not checked.usable:
+            st.error(("The analysis shown was made with an earlier calibration. " if state.analysed else "")
+                     + f"The analysis is refused until the seats are calibrated: {checked.verdict.summary}.  \n"
+                     + "  \n".join(f"• {p}" for p in checked.verdict.refusal_lines))
+            st.page_link(PAGE_FILES["calibration"], label="Calibrate the seats (propose them from the recording)",
+                         icon=":material/crop_free:")
+        elif checked.verdict.warnings:
+            with st.expander(f"Calibration usable, {len(checked.verdict.warnings)} warning(s): what they cost"):
+                for line in checked.verdict.warning_lines:
+                    st.markdown(f"- {line}")
+        done = st.session_state.get(FINISHED_KEY)
+        if done and done.get("game") == str(game.root):
+            st.success(f"Analysis finished in {format_duration(done['wall_s'], about=False)}: "
+                       f"{len(game.incidents)} incident(s) to review.")
+        if state.analysed:
+            st.page_link(PAGE_FILES["queue"], label=f"Open the incident queue ({len(game.incidents)})",
+                         icon=":material/list:")
         label = "Resume analysis" if any(state.steps.values()) and not state.analysed else "Run analysis"
         venue, venue_ok = venue_picker(game)
-        if st.button(label, key="run_analysis", disabled=not calib.ok or not venue_ok):
+        if st.button(label, key="run_analysis", disabled=not checked.usable or not venue_ok):
             bar = st.progress(0.0, text="starting…")
-            progress = Progress(time.monotonic, steps=ANALYSIS_STEPS)
 
-            def report(*args, **kwargs):
-                frac, msg = progress.update(*args, **kwargs)
-                bar.progress(min(max(frac, 0.0), 1.0), text=progress.text(msg))
+            def report(r: ProgressReport) -> None:
+                bar.progress(min(max(r.fraction, 0.0), 1.0), text=r.text)
 
+            t0 = time.monotonic()
             try:
                 analyze(game.root, progress=report, venue=venue)
             except Exception as exc:  # the pipeline's error is the user's message
                 st.error(f"Analysis stopped: {exc}. Finished steps are kept; "
                          "press Resume to continue.")
             else:
-                bar.progress(1.0, text="done")
-                st.success("Analysis finished.")
+                st.session_state[FINISHED_KEY] = {"game": str(game.root), "wall_s": time.monotonic() - t0}
+                st.rerun()     # the counts, the steps and the record's fit above are now stale
 
 # -- create ------------------------------------------------------------------------------
 st.divider()
@@ -119,4 +138,6 @@ if submitted:
             st.error(f"Could not create the game folder: {exc}")
         else:
             open_game(created)
-            st.success(f"Created {created}. Calibrate the seats, then run the analysis.")
+            st.success(f"Created {created}. Next: propose the seats from the recording on the Calibration "
+                       f"page, then run the analysis here.")
+            st.page_link(PAGE_FILES["calibration"], label="Calibrate the seats", icon=":material/crop_free:")

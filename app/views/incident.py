@@ -4,9 +4,9 @@ from __future__ import annotations
 import streamlit as st
 
 from app.frames import FrameError, crop, cut_clip, draw_seats, read_frame, video_meta
-from app.incident_queue import IMPACT_LABEL, clock, one_line, who
+from app.incident_queue import IMPACT_LABEL, clock, one_line, placement_note, who
 from app.player import can_inline, player_html
-from app.rule_text import clause_text
+from app.rule_text import RULEBOOKS_ENV, clause_label, clause_text
 from app.seat_regions import CalibrationError, regions_for
 from app.ui import INCIDENT_KEY, passphrase, require_game, require_reviewer, reviewer, store
 from review.incidents import EvidenceKind, sort_by_priority
@@ -39,12 +39,14 @@ st.subheader(f"{inc.type.value.replace('_', ' ')} · {who(inc)} · {clock(inc.t0
 m1, m2, m3 = st.columns(3)
 m1.metric("Impact", IMPACT_LABEL[inc.impact.rank])
 m2.metric("Confidence", f"{inc.confidence:.0%}")
-m3.metric("Clause", inc.clause or "—")
+m3.metric("Clause", clause_label(inc.clause, game.profile) if inc.clause else "—")
 if inc.impact.summary:
     st.markdown(f"**Impact:** {inc.impact.summary}")
 if inc.sanction:
     st.markdown(f"**Suggested sanction:** {inc.sanction}")
 st.caption(f"Phase: {inc.phase.label} · id `{inc.id}` · source {inc.source.value}")
+if inc.placement and inc.placement.get("inferred"):
+    st.info(placement_note(inc.placement))
 
 video = game.video
 meta = None
@@ -151,10 +153,14 @@ if stills:
 # -- the rule ----------------------------------------------------------------------------
 st.markdown("#### Rule")
 text = clause_text(inc.clause, game.profile)
+label = clause_label(inc.clause, game.profile) if inc.clause else "No clause"
 if text:
-    st.markdown(f"**{inc.clause}** ({game.profile.name}): {text}")
+    st.markdown(f"**{label}** ({game.profile.title}): {text}")
+elif inc.clause:
+    st.caption(f"{label} ({game.profile.title}): the rulebook's text of this clause was not found "
+               f"(rulebooks are read from `{RULEBOOKS_ENV}` or ../shared/seeds).")
 else:
-    st.caption(f"{inc.clause or 'No clause'} — the rule text is not available here.")
+    st.caption("No clause of the game's rules names this; see the incident's details.")
 
 # -- decision ----------------------------------------------------------------------------
 st.markdown("#### Decision")

@@ -3,12 +3,17 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app.incident_queue import UNDECIDED, QueueFilter, one_line, phase_labels, queue
+from app.incident_queue import UNDECIDED, QueueFilter, not_judged, one_line, phase_labels, queue
 from app.teach_view import teach_section
 from app.ui import open_incident, require_game, store
 
 st.title("Incidents")
 game = require_game()
+if game.abstentions:
+    lines = not_judged(game.abstentions)
+    with st.expander(f"Could not be judged: {len({(a['seat'], a['key']) for a in game.abstentions})} "
+                     "seat-intervals (no foul raised there: look yourself)"):
+        st.markdown("\n".join(f"- {line}" for line in lines))
 if not game.incidents:
     st.info("This game has no incidents (not analysed yet, or nothing was found).")
     teach_section(game)

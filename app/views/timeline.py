@@ -5,9 +5,10 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
+from app.anchoring import alignment_doc, anchor_section, needs_anchor_section
 from app.frames import FrameError, read_frame, video_meta
-from app.incident_queue import IMPACT_LABEL, clock, one_line
-from app.phases import game_phases
+from app.incident_queue import IMPACT_LABEL, PLACED_BY, clock, one_line
+from app.phases import game_phases, phases_from_alignment
 from app.ui import open_incident, require_game
 
 st.title("Timeline")
@@ -15,9 +16,12 @@ game = require_game()
 if game.protocol is None:
     st.error("The protocol cannot be read, so there is no timeline.")
     st.stop()
-phases = game_phases(game.protocol)
+aligned = alignment_doc(game.root)
+# the phases as the analysis placed them (the only timeline of an untimed protocol), else the protocol's
+phases = phases_from_alignment(aligned) if aligned else game_phases(game.protocol)
 if not phases and not game.incidents:
-    st.info("The protocol has no event times and there are no incidents to place.")
+    st.info("The protocol has no event times and there are no incidents to place: analyse the game "
+            "first, the analysis places its phases from what it hears and sees.")
     st.stop()
 
 lanes = list(dict.fromkeys([p.kind.replace("_", " ") for p in phases])) + ["incidents"]
@@ -59,7 +63,10 @@ if labels:
     label = st.selectbox("Phase", labels, index=default, key="timeline_phase")
     phase = phases[labels.index(label)]
     st.markdown(f"**{phase.label}** · {clock(phase.t0)} – {clock(phase.t1)}"
-                + (f" · seats {', '.join(map(str, phase.seats))}" if phase.seats else ""))
+                + (f" · seats {', '.join(map(str, phase.seats))}" if phase.seats else "")
+                + (f" · placed from {PLACED_BY.get(phase.anchored_by, phase.anchored_by)}"
+                   + (f" ({phase.confidence:.0%})" if phase.confidence is not None else "")
+                   if phase.anchored_by else ""))
     inside = [i for i in game.incidents if i.t0 is not None and phase.t0 - 0.5 <= i.t0 <= phase.t1 + 0.5]
     left, right = st.columns([2, 3])
     if game.video is not None:
@@ -76,3 +83,6 @@ if labels:
                     open_incident(inc.id)
         else:
             st.caption("No incidents in this phase.")
+
+    anchor_section(game, phase)
+needs_anchor_section(aligned)

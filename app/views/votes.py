@@ -39,7 +39,8 @@ with store(game) as s:
 rows = grid_rows(calls, verifications)
 index = [call_label(c) + (f" @ {clock(c.t_call)}" if c.t_call is not None else "") for c in calls]
 st.markdown(f"**{day_label(round_)}** — rows: vote calls; columns: voter seats. "
-            "Green ✔ counted, orange ✖ void, lilac: default vote; time after the call, "
+            "Green ✔ counted, orange ✖ void, lilac: default vote; grey ?: cannot judge (the picture "
+            "does not show this seat's hand well enough: check it yourself); time after the call, "
             "detector confidence, hand form; a blue frame = verified by a judge.")
 st.html(grid_html(index, rows))
 

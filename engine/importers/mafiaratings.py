@@ -7,7 +7,9 @@ them, the vote calls in nomination order with each player's recorded ballot,
 tie speeches and revotes, the "all leave?" vote, and fouls and removals at
 their recorded game-time. The record's `death` fields are used only to know
 who still speaks; outcomes are left for the engine to derive, except where
-the record lacks the raw data (see `taken_from_record` in docs/formats.md).
+the record lacks the raw data (see `taken_from_record` in docs/formats.md), and
+where the raw data disagrees with the record's own deaths: then the recorded
+outcome stands (reconcile.py).
 """
 from __future__ import annotations
 
@@ -23,6 +25,7 @@ from .day import DayRecord, emit_day
 from .errors import (ImportError_, read_list as _list, read_pass as _pass,
                      read_round as _round, read_rounds_list as _rounds, read_seat as _seat)
 from .following import day_leavers, night_victim
+from .reconcile import reconcile
 
 ROLES = ("civ", "sheriff", "maf", "don")
 DEATH_TYPES = ("day", "night", "warnings", "techFouls", "kickOut", "teamKickOut", "giveUp")
@@ -129,9 +132,14 @@ def convert(data: dict) -> dict:
     log = EventLog(fouls_to_remove=profile.fouls_to_remove,
                    tech_fouls_to_remove=profile.tech_fouls_to_remove,
                    technical_fouls=bool(profile.technical_fouls), third_foul=profile.third_foul)
-    _Game(players, features, options, log, data.get("winner")).build()
-    return {"format": "mafvar-protocol", "version": 1, "game": game, "seats": seats,
-            "events": log.events}
+    built = _Game(players, features, options, log, data.get("winner"))
+    built.build()
+    doc = {"format": "mafvar-protocol", "version": 1, "game": game, "seats": seats,
+           "events": log.events}
+    if not built.follow:
+        # the record's own deaths stand over raw lists with gaps (reconcile.py)
+        reconcile(doc, built.deaths)
+    return doc
 
 
 def _game_meta(data: dict, rules: Any, overrides: dict) -> dict:

@@ -73,21 +73,20 @@ def _seconds(text: str) -> float:
 
 
 def _run(args, quiet: bool):
+    from mafvar.terminal import ProgressLine, library_log
     from review.pipeline import AnalysisError, analyze
 
-    def progress(step, frac, msg):
-        if not quiet:
-            print(f"\r{step:>8} {frac:6.1%} {msg[:60]:<60}", end="", file=sys.stderr, flush=True)
-
-    try:
-        stats = analyze(args.game_dir, progress=progress, workers=args.workers, only=args.phase,
-                        anchors=_anchors(args.anchor), force=args.force, gate=args.gate,
-                        venue=getattr(args, "venue", None))
-    except AnalysisError as exc:
-        raise UserError(str(exc)) from None
-    finally:
-        if not quiet:
-            print(file=sys.stderr)
+    with library_log(args.game_dir) as term:
+        line = ProgressLine(term) if not quiet else None
+        try:
+            stats = analyze(args.game_dir, progress=line.show if line else None, workers=args.workers,
+                            only=args.phase, anchors=_anchors(args.anchor), force=args.force, gate=args.gate,
+                            venue=getattr(args, "venue", None))
+        except AnalysisError as exc:
+            raise UserError(str(exc)) from None
+        finally:
+            if line is not None:
+                line.close()
     return stats
 
 
@@ -109,6 +108,18 @@ def _analyze(args) -> int:
     if model.get("venue") is not None:
         from review.venues import recorded_choice
         print(f"seat windows: {recorded_choice(model)}")
+    todo = doc.get("needs_anchor") or []
+    if todo:
+        print(f"{len(todo)} calls could not be placed within 1 s; anchor them on the app's timeline page "
+              f"or with --anchor MARK=SECONDS:")
+        for item in todo[:20]:
+            placed = "not placed" if item["placed"] is None else f"placed at {item['placed']:.2f} s"
+            print(f"  {item['anchor']}: {item['label']}, {item['what']} ({placed}; {item['reason']})")
+        if len(todo) > 20:
+            print(f"  ... and {len(todo) - 20} more (analyze --json: needs_anchor)")
+    if doc["abstentions"]:
+        print(f"could not judge {doc['seat_intervals_abstained']} seat-intervals (no foul raised and no vote "
+              f"counted there; listed in the report, the app and analysis/incidents.json \"abstentions\")")
     return 0
 
 

@@ -41,18 +41,16 @@ def register(subparsers) -> None:
 
 
 def _run_hands(args: argparse.Namespace) -> int:
-    from vision.hands.detector import HandDetector, load_rgb
+    from mafvar.commands.images import read_each
+    from vision.hands.detector import HandDetector
     from vision.hands.report import read_hands
 
     results: list[list[dict] | None] = []
     failed = False
     with contextlib.ExitStack() as stack:
         detector: HandDetector | None = None  # the models load only once an image is known to be readable
-        for path in args.images:
-            try:
-                image = load_rgb(path)
-            except ValueError as exc:
-                print(f"mafvar hands: error: {exc}", file=sys.stderr)
+        for path, image, _ in read_each(args.images, "hands"):
+            if image is None:
                 failed = True
                 results.append(None)
                 continue

@@ -1,4 +1,4 @@
-"""`mafvar protocol check` and `mafvar protocol import`."""
+"""`mafvar protocol check`, `mafvar protocol import` and `mafvar protocol export`."""
 from __future__ import annotations
 
 import json
@@ -18,7 +18,7 @@ CHECK_VERSION = 1
 
 
 def register(subparsers) -> None:
-    proto = subparsers.add_parser("protocol", help="check or import game protocols")
+    proto = subparsers.add_parser("protocol", help="check, import or export game protocols")
     sub = proto.add_subparsers(dest="protocol_command", metavar="SUBCOMMAND")
     check = sub.add_parser("check", help="validate and replay a native protocol")
     check.add_argument("file", help="protocol JSON file")
@@ -31,6 +31,12 @@ def register(subparsers) -> None:
     imp.add_argument("-o", "--output", required=True, help="the native protocol to write")
     imp.add_argument("--force", action="store_true", help="overwrite OUTPUT if it exists")
     imp.set_defaults(handler=run_import)
+    exp = sub.add_parser("export", help="write a native protocol as a rating-platform record")
+    exp.add_argument("--to", dest="target", required=True, choices=("mafiaratings",))
+    exp.add_argument("input", help="the native protocol (JSON)")
+    exp.add_argument("-o", "--output", required=True, help="the record to write")
+    exp.add_argument("--force", action="store_true", help="overwrite OUTPUT if it exists")
+    exp.set_defaults(handler=run_export)
     proto.set_defaults(handler=lambda args: (proto.print_help(), 1)[1])
 
 
@@ -97,10 +103,33 @@ def run_import(args) -> int:
     problems = schema_issues(doc)
     if problems:
         raise UserError(f"the importer produced an invalid protocol: {problems[0].message}")
+    _write_json(out, doc)
+    print(f"wrote {out} ({len(doc.get('events', []))} events)")
+    return 0
+
+
+def run_export(args) -> int:
+    from engine import exporters
+    out = Path(args.output)
+    if out.exists() and not args.force:
+        raise UserError(f"{out} exists; pass --force to overwrite it")
+    try:
+        doc = parse_json(read_protocol_text(Path(args.input)))
+    except ProtocolError as exc:
+        raise UserError(f"{args.input}: {exc}") from None
+    try:
+        record = exporters.export_record(args.target, doc)
+    except exporters.ExportError as exc:
+        raise UserError(f"{args.input}: {exc}") from None
+    _write_json(out, record)
+    from engine.exporters.mafiaratings import LEFT_OUT
+    print(f"wrote {out} ({args.target} record; not in that format: {', '.join(LEFT_OUT)})")
+    return 0
+
+
+def _write_json(out: Path, doc: dict) -> None:
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(doc, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     except OSError as exc:
         raise UserError(f"cannot write {out}: {exc}") from None
-    print(f"wrote {out} ({len(doc.get('events', []))} events)")
-    return 0

@@ -90,15 +90,15 @@ def run_demo(args: argparse.Namespace) -> int:
         raise UserError(f"the sample game is missing: {game} has no {PROTOCOL_FILE} "
                         "(regenerate it with `make sample`)")
     if not GameWorkspace(game).incidents_path.is_file():
+        from mafvar.terminal import ProgressLine, library_log
         from review.pipeline import analyze  # the models load only when the sample needs analysing
         print(f"analysing {game} first…", flush=True)
-        try:
-            analyze(game, progress=_print_progress)
-        except Exception as exc:
-            raise UserError(f"analysis of the sample game failed: {exc}") from None
+        with library_log(game) as term:
+            line = ProgressLine(term)
+            try:
+                analyze(game, progress=line.show)
+            except Exception as exc:
+                raise UserError(f"analysis of the sample game failed: {exc}") from None
+            finally:
+                line.close()
     return _serve([game], args, game)
-
-
-def _print_progress(*args, **kwargs) -> None:
-    parts = [str(a) for a in args] + [f"{k}={v}" for k, v in kwargs.items()]
-    print("  " + " ".join(parts), flush=True)

@@ -12,7 +12,10 @@ from mafvar.errors import UserError
 from sample_videos.conditions import (LIGHTING, Conditions, ConditionsError, draw_conditions, load_conditions,
                                       parse_setting)
 from sample_videos.director.inject import InjectError, parse_selection
-from sample_videos.synth import OUTPUT_FILES, SynthError, SynthOptions, build_game, check_out_dir, write_game
+from sample_videos.audio import AudioOptions
+from sample_videos.speech import LANGUAGES
+from sample_videos.synth import (OUTPUT_FILES, SynthError, SynthOptions, build_game, check_out_dir, revoice,
+                                 write_game)
 
 # The old options' values without --conditions (the default world).
 LEGACY_DEFAULTS = {"camera_height": 2.9, "fov": 40.0, "lighting": "default", "noise": 0.015, "crf": 23,
@@ -56,6 +59,12 @@ def register(subparsers) -> None:
     p.add_argument("--clip", type=float, help="render only the first SECONDS of the video (a preview)")
     p.add_argument("--workers", type=int, default=2, help="rendering processes (2)")
     p.add_argument("--force", action="store_true", help="overwrite synth outputs in a non-empty --out")
+    p.add_argument("--language", choices=LANGUAGES, help="the judge's language (default: drawn from the seed)")
+    p.add_argument("--tones", action="store_true", help="also the old call tones at every call (off by default)")
+    p.add_argument("--night-music", choices=("on", "off"), help="music at night (default: drawn from the seed)")
+    p.add_argument("--audio-only", action="store_true",
+                   help="re-voice the rendered game in --out: a new sound track from the same seed, muxed "
+                        "with the video stream copied (no frame is rendered or re-encoded)")
     p.set_defaults(handler=run_synth)
 
 
@@ -94,7 +103,8 @@ def options_from_args(args) -> SynthOptions:
     except InjectError as exc:
         raise UserError(str(exc)) from None
     common = dict(seed=args.seed, profile=args.profile, protocol=protocol, inject=inject,
-                  inject_random=args.inject_random, realistic_timing=args.realistic_timing)
+                  inject_random=args.inject_random, realistic_timing=args.realistic_timing,
+                  audio=audio_options(args))
     conditions = conditions_from_args(args)
     if conditions is not None:
         return SynthOptions(**common, conditions=conditions)
@@ -108,6 +118,25 @@ def options_from_args(args) -> SynthOptions:
     return SynthOptions(**common, camera_height=legacy["camera_height"], camera_tilt=args.camera_tilt,
                         fov=legacy["fov"], lighting=legacy["lighting"], noise=legacy["noise"], crf=legacy["crf"],
                         width=w, height=h, fps=legacy["fps"])
+
+
+def audio_options(args) -> AudioOptions:
+    music = None if args.night_music is None else args.night_music == "on"
+    return AudioOptions(language=args.language, tones=args.tones, music=music)
+
+
+def run_revoice(args) -> int:
+    out = Path(args.out)
+    try:
+        figures = revoice(out, args.seed, audio_options(args))
+    except SynthError as exc:
+        raise UserError(str(exc)) from None
+    a = figures["audio"]
+    v = a["voice"]
+    print(f"re-voiced {out / 'video.mp4'}: {figures['duration']:.1f} s, judge in {v['language']} "
+          f"({v['variant']}, {v['speed']} wpm), {len(a['calls'])} calls, night music "
+          f"{'on' if a['music'] else 'off'}, tones {'on' if a['tones'] else 'off'}; video stream copied")
+    return 0
 
 
 def conditions_from_args(args) -> Conditions | None:
@@ -151,6 +180,8 @@ def describe_conditions(cond: Conditions, camera: dict) -> str:
 
 
 def run_synth(args) -> int:
+    if args.audio_only:
+        return run_revoice(args)
     opts = options_from_args(args)
     out = Path(args.out)
     try:

@@ -22,6 +22,7 @@ from sample_videos.render import shaders
 from sample_videos.render.body import BodyTruth, build_player
 from sample_videos.render.meshes import VERTEX_ATTRS, VERTEX_FORMAT, MeshBuilder
 from sample_videos.render.scene import Scene, ZONE_DEPTH
+from vision.table_model import box_points
 
 EGL_HELP = ("software OpenGL (EGL) is not available: install the Debian packages "
             "libegl1 libegl-mesa0 libgl1-mesa-dri (make render-deps)")
@@ -311,16 +312,9 @@ def seat_regions(scene: Scene) -> dict[int, dict]:
 
 
 def _box_points(xs, ys, zs, dense: bool) -> np.ndarray:
-    """A box's 8 corners (in the order the default calibration used), or with
-    a distorting lens points along its 12 edges too: distortion bends
-    straight edges, so corners alone no longer bound the projection."""
-    corners = np.array([[x, y, z] for x in xs for y in ys for z in zs], float)
-    if not dense:
-        return corners
-    u = np.linspace(0, 1, 17)[1:-1, None]
-    edges = [corners[a] + u * (corners[b] - corners[a]) for a in range(8) for b in range(a + 1, 8)
-             if np.count_nonzero(corners[a] != corners[b]) == 1]
-    return np.concatenate([corners] + edges)
+    """A box's 8 corners (in the order the default calibration used), or 15 points more
+    along each edge with a distorting lens (`vision.table_model.box_points`)."""
+    return box_points(xs, ys, zs, dense, steps=17)
 
 
 def _body_top(scene: Scene, seat) -> float:

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from vision.table_model import edge_normal, edge_point
+
 TABLE_HEIGHT = 0.75
 SEAT_SPACING = 0.6     # m of table edge per seat when the table is not the default one
 JUDGE_HEAD_CLEARANCE = 0.5   # the judge stands this far from the table's head end
@@ -33,19 +35,10 @@ class TableSpec:
 
     def point(self, t) -> np.ndarray:
         """Edge point(s) at parameter t (t = pi is the head)."""
-        t = np.asarray(t, float)
-        c, s = np.cos(t), np.sin(t)
-        p = 2.0 / self.exponent
-        return np.stack([self.a * np.sign(c) * np.abs(c) ** p, self.b * np.sign(s) * np.abs(s) ** p], -1)
+        return edge_point(self.a, self.b, self.exponent, t)
 
     def outward_normal(self, t) -> np.ndarray:
-        q = self.point(t)
-        n = self.exponent
-        g = np.stack([np.sign(q[..., 0]) * np.abs(q[..., 0] / self.a) ** (n - 1) / self.a,
-                      np.sign(q[..., 1]) * np.abs(q[..., 1] / self.b) ** (n - 1) / self.b], -1)
-        norm = np.linalg.norm(g, axis=-1, keepdims=True)
-        # at the exact axes the gradient of |x|^n (n > 2) is still well defined; guard zero anyway
-        return g / np.maximum(norm, 1e-12)
+        return edge_normal(self.a, self.b, self.exponent, t)
 
 
 @functools.lru_cache(maxsize=16)

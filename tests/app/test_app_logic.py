@@ -12,7 +12,6 @@ sys.path.insert(0, str(Path(__file__).parent))
 from app_testlib import fixtures  # noqa: E402
 
 from app import frames, seat_regions  # noqa: E402
-from app.analysis import Progress  # noqa: E402
 from app.phases import phases_from_protocol, game_phases  # noqa: E402
 from app.uploads import ProtocolKind, Upload, UploadRefused, create_workspace, sniff_container  # noqa: E402
 
@@ -195,12 +194,14 @@ def test_calibration_check_finds_each_problem(tmp_path):
     def tiny(seats):
         seats["5"]["body"] = [1030, 30, 1100, 90]
 
-    assert seat_regions.check_file(_write_cal(tmp_path / "t.json", tiny)).bad_seats == (5,)
+    small = seat_regions.check_file(_write_cal(tmp_path / "t.json", tiny))
+    assert small.ok and small.warned_seats == (5,) and "seat 5 is small" in small.warnings[0]
 
     def overlap(seats):
         seats["3"]["body"] = list(seats["2"]["body"])
 
-    assert seat_regions.check_file(_write_cal(tmp_path / "v.json", overlap)).bad_seats == (2,)
+    same = seat_regions.check_file(_write_cal(tmp_path / "v.json", overlap))
+    assert same.bad_seats == (2,) and "seats 2 and 3 are the same place" in same.problems[0]
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
     res = seat_regions.check_file(bad)
@@ -238,29 +239,6 @@ def test_game_phases_apply_the_camera_offset():
     doc["cameras"][0]["offset"] = 100.0
     spans = game_phases(doc)
     assert min(s.t0 for s in spans) == pytest.approx(100.2)
-
-
-def test_progress_reads_several_callback_shapes_and_estimates_time_left():
-    now = [0.0]
-    p = Progress(lambda: now[0])
-    assert p.update(0.0, "start") == (0.0, "start")
-    now[0] = 30.0
-    assert p.update(done=1, total=4)[0] == 0.25
-    assert p.eta_seconds() == pytest.approx(90.0)
-    now[0] = 60.0
-    assert p.update("align", 3, 4) == (0.75, "align")
-    assert p.eta_seconds() == pytest.approx(20.0)
-    assert "about 0 min 20 s left" in p.text()
-
-
-def test_progress_maps_pipeline_steps_onto_the_whole_run():
-    now = [0.0]
-    p = Progress(lambda: now[0], steps=("a", "b", "c", "d"))
-    assert p.update("a", 0.0, "start")[0] == 0.0
-    now[0] = 10.0
-    frac, msg = p.update("b", 0.5, "120/240 frames")  # review.pipeline's (step, frac, msg)
-    assert frac == pytest.approx(1.5 / 4) and msg == "b: 120/240 frames"
-    assert p.eta_seconds() == pytest.approx(10.0 * (1 - 0.375) / 0.375)
 
 
 def test_vote_cell_says_frame_timed_edges_against_thank_you():

@@ -252,13 +252,14 @@ def test_organiser_cannot_verify_votes(game):
 def test_calibration_adjust_and_recheck(game):
     at = app_on("calibration", game)
     no_exceptions(at)
-    assert any("Calibration valid" in s.value for s in at.success)
+    assert any("calibration.json: usable: 10 seat regions inside the frame" in s.value for s in at.success)
     before = (game / "calibration.json").read_bytes()
     at.selectbox(key="cal_seat").set_value(3).run()
     at.number_input(key="cal_x_body_3").set_value(1200)  # 1200 + 220 > 1280: outside the frame
     at.button(key="FormSubmitter:adjust_body_3-Save and re-check").click().run()
     no_exceptions(at)
-    assert any("Calibration invalid" in e.value and "seat 3" in e.value for e in at.error)
+    assert any("calibration.json: refused" in e.value and "seat 3 body [1200, 30, 1420, 330] leaves the "
+               "1280x720 frame" in e.value for e in at.error)
     doc = json.loads((game / "calibration.json").read_text())
     assert doc["cameras"]["cam1"]["seats"]["3"]["body"] == [1200, 30, 1420, 330]
     assert doc["confirmed_by"] == "Anna"
@@ -273,7 +274,8 @@ def test_games_page_refuses_analysis_with_invalid_calibration(game):
     no_exceptions(at)
     if any("Analysis is unavailable" in i.value for i in at.info):
         pytest.skip("review.pipeline.analyze is not installed; nothing to refuse")
-    assert any("Analysis refused" in e.value and "seat 10 has no region" in e.value for e in at.error)
+    assert any("The analysis is refused until the seats are calibrated" in e.value and "seat 10 has no region" in e.value
+               for e in at.error)
     assert at.button(key="run_analysis").disabled
 
 
@@ -353,3 +355,25 @@ def test_a_damaged_incidents_file_is_a_warning_not_a_crash(game):
     no_exceptions(at)
     assert any("incidents.json cannot be read" in w.value for w in at.warning)
     assert any("no incidents" in i.value for i in at.info)
+
+
+def test_calibration_page_proposes_nothing_until_asked_and_renumbers_in_one_click(game):
+    (game / "calibration.json").unlink()
+    at = app_on("calibration", game)
+    no_exceptions(at)
+    assert any("This game has no calibration yet" in i.value for i in at.info)
+    assert at.button(key="cal_propose").label == "Propose seats from the recording"
+    assert not (game / "calibration.json").exists()
+
+
+def test_calibration_page_renumbers_the_saved_seats(game):
+    before = json.loads((game / "calibration.json").read_text())["cameras"]["cam1"]["seats"]
+    at = app_on("calibration", game)
+    at.selectbox(key="cal_saved_first").set_value(6).run()
+    at.button(key="cal_saved_move").click().run()
+    no_exceptions(at)
+    after = json.loads((game / "calibration.json").read_text())
+    assert after["cameras"]["cam1"]["seats"]["1"] == before["6"] and after["confirmed_by"] == "Anna"
+    at.button(key="cal_saved_flip").click().run()
+    flipped = json.loads((game / "calibration.json").read_text())["cameras"]["cam1"]["seats"]
+    assert flipped["1"] == before["6"] and flipped["2"] == before["5"] and flipped["10"] == before["7"]

@@ -161,8 +161,16 @@ def test_checks_by_absent_or_twice_and_wrong_answer():
 
 
 def test_speech_and_nomination_by_absent_player_are_errors():
-    rep = G().n0().kill(10).ev("speech", seat=10).nom((10, 5)).replay()
+    rep = G().n0().kill(10).ev("speech", seat=10).ev("speech", seat=1).nom((10, 5)).replay()
     assert "speech_by_absent" in errors(rep) and "nomination_by_absent" in errors(rep)
+
+
+def test_the_player_killed_tonight_nominates_in_the_last_word():
+    """Before the day's first speech the night's victim may still nominate (MC, CC, SM)."""
+    rep = G().n0().kill(10).nom((10, 5)).replay()
+    assert not errors(rep) and 5 in rep.final.candidate_targets()
+    rep = G().n0().kill(10).ev("nightfall").ev("morning").nom((10, 5)).replay()
+    assert "nomination_by_absent" in errors(rep)  # a later day: no last word any more
 
 
 def test_candidate_list_and_withdrawal_audits():

@@ -98,3 +98,15 @@ def test_video_marks_from_masks_and_fists():
     tracks += [Track(s, "fist_on_table", 181.3 + 0.1 * s, 183.0, 0.9) for s in (2, 3, 5)]
     kinds = [(m.kind, round(m.t)) for m in video_marks(tracks)]
     assert ("nightfall", 100) in kinds and ("morning", 160) in kinds and ("vote_call", 180) in kinds
+
+
+def test_the_checkers_mask_places_a_night_check_and_a_days_unmasking_does_not():
+    from review.align import check_marks
+    roles = {8: "don", 2: "sheriff", 1: "maf", 7: "maf"}
+    tracks = [Track(s, "mask_on", 87.0, 117.0, 0.9) for s in range(1, 11) if s not in (8, 2)]
+    tracks += [Track(8, "mask_on", 87.6, 106.0, 0.9), Track(8, "mask_lifted", 106.07, 109.7, 0.9),
+               Track(2, "mask_on", 87.6, 111.2, 0.9), Track(2, "mask_lifted", 111.3, 114.62, 0.9),
+               Track(8, "mask_off", 117.4, 169.0, 0.9)]  # the day: everyone unmasked, not a check
+    got = [(m.kind, round(m.t, 1)) for m in check_marks(tracks, roles)]
+    assert got == [("don_check", 105.8), ("don_check_end", 110.0), ("sheriff_check", 111.0),
+                   ("sheriff_check_end", 114.9)]

@@ -139,3 +139,24 @@ def test_fists_of_the_next_vote_are_not_late_votes_of_this_one():
     flagged = lambda rc: [f for c in rc for v in c.voters for f in v.flags]
     assert "double_vote" in flagged(without)          # the old reading: a second vote, late
     assert "double_vote" not in flagged(with_next)
+
+
+def test_calls_the_alignment_could_not_place_are_open_not_counted_as_no_votes():
+    # An untimed protocol whose vote calls the alignment could not place: no fist can
+    # be assigned, and the last candidate must not get every seat by default (10 against
+    # an announced 4 was once a "miscount" with full confidence)
+    from dataclasses import replace
+
+    from review.recount import NOT_PLACED
+    p = protocol(4, 5)
+    rep = replay(p)
+    tl = [replace(iv, t0=None, t1=None) if iv.kind.value == "vote_call" else iv for iv in build_timeline(p, rep)]
+    rc = recount(tl, {s: [fist(s, 61.4)] for s in (1, 2, 3, 4, 6)}, rep.profile)
+    assert [c.recount for c in rc] == [0, 0] and not any(c.differs for c in rc)
+    assert all(set(c.unverified) == set(c.eligible) for c in rc)
+    assert dict(rc[0].unverified)[1] == (NOT_PLACED,)
+    # only the last call unplaced: the seats that did not vote before count for it by default
+    tl = [replace(iv, t0=None, t1=None) if iv.kind.value == "vote_call" and iv.details["candidate"] == 7 else iv
+          for iv in build_timeline(p, rep)]
+    rc = recount(tl, {s: [fist(s, 61.4)] for s in (1, 2, 3, 4, 6)}, rep.profile)
+    assert [(c.recount, c.differs) for c in rc] == [(5, True), (4, True)]

@@ -150,3 +150,14 @@ def test_cli_report_prints_paths_and_fails_cleanly(tmp_path, capsys):
     assert mafvar_main(["report", str(tmp_path / "missing")]) == 2
     err = capsys.readouterr().err
     assert "game folder not found" in err and "Traceback" not in err
+
+
+def test_report_on_inputs_past_the_limits_names_the_problem(tmp_path):
+    # Found by the big fuzz budget: a 100,000-digit integer in protocol.json
+    # ended `mafvar report` in Python's own digit-limit error.
+    (tmp_path / "protocol.json").write_text('{"game": {"number": ' + "9" * 100_000 + "}}")
+    (tmp_path / "analysis").mkdir()
+    (tmp_path / "analysis" / "incidents.json").write_text('{"format": 1' + "0" * 5000 + "}")
+    paths = write_report(tmp_path)
+    assert any("an integer of 100,000 digits" in p for p in paths.problems), paths.problems
+    assert any("incidents.json: not readable JSON" in p for p in paths.problems), paths.problems

@@ -21,6 +21,9 @@ def test_missing_folder_and_inputs_name_the_path(tmp_path):
     (tmp_path / "file.txt").write_text("x")
     with pytest.raises(WorkspaceError, match="not a folder"):
         GameWorkspace(tmp_path / "file.txt")
+    for empty in ("", "  "):  # not the current folder: nothing may land where the command ran
+        with pytest.raises(WorkspaceError, match="no game folder given"):
+            GameWorkspace(empty)
     ws = GameWorkspace(tmp_path)
     with pytest.raises(WorkspaceError, match=f"protocol not found: {tmp_path / 'protocol.json'}"):
         ws.require_protocol()

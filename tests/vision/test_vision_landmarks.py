@@ -8,7 +8,8 @@ import pytest
 from PIL import Image
 from conftest import DIGITS
 
-from vision.calibration import SeatRegion, detect_people
+from vision.calibration import SeatRegion
+from vision.people import PeopleFinder
 from vision.crops import crop, seat_crop
 from vision.landmarks import Model, SeatLandmarker, SeatLandmarks
 
@@ -87,4 +88,6 @@ def test_tracking_mode_follows_the_hand_and_serialises():
 
 
 def test_no_people_on_an_empty_frame():
-    assert detect_people(np.full((720, 1280, 3), 96, np.uint8)) == []
+    with PeopleFinder() as finder:
+        assert finder.find_heads(np.full((720, 1280, 3), 96, np.uint8)) == []
+        assert finder.calls["detect"] > 0          # it looked: the empty answer is not a skip

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.calibration import Calibration, CameraCalibration, SeatRegion
+from vision.calibration import Calibration, CameraCalibration, SeatRegion, estimated_hand_px
 from vision.hands.detector import HandDetector, load_rgb
 from vision.hands.evaluate import load_keypoints
 from vision.hands.real_zone import list_hagrid
@@ -89,3 +89,19 @@ def test_the_window_fills_the_frames_of_a_vote_the_hands_read(thumbs_up):
            if f.state.value in ("fist_on_table", "zone_unread")]
     assert [g for g in got if g[0] < 1] == [(t, "fist_on_table", "thumb_up") for t in (0.0, 0.2, 0.4, 0.6)]
     assert [g for g in got if g[0] > 1] == [(t, "zone_unread", "no_hand") for t in (5.0, 5.2, 5.4)]
+
+
+def test_a_zone_too_small_for_a_hand_is_not_judged_either_way():
+    # the same window sure of a vote: judged on seat 2's 300 px tall seat (a hand of ~60 px),
+    # "cannot judge" on a 100 px tall one (a hand of ~20 px: no hand found says nothing)
+    from vision.seat_states import MIN_ZONE_HAND_PX
+    tiny = Calibration({"cam1": CameraCalibration(1000, 600, {
+        s: SeatRegion((r.body[0], r.body[1], r.body[2], r.body[1] + 100.0), r.table_zone)
+        for s, r in CAL.camera("cam1").seats.items()})})
+    assert estimated_hand_px(tiny.camera("cam1").seats[2].body) < MIN_ZONE_HAND_PX
+    for cal, want in ((CAL, False), (tiny, True)):
+        lm = SeatLandmarks(seat=2, t=0.0, crop_box=cal.camera("cam1").seats[2].body, features=dict(WINDOW_VOTE))
+        got = [(f.state.value, f.value) for f in classify_frames([lm], cal, "cam1")
+               if f.state.value in ("fist_on_table", "zone_unread")]
+        assert (got == [("zone_unread", "small")]) is want, (want, got)
+        assert want or ("zone_unread", "small") not in got

@@ -1,0 +1,83 @@
+"""`mafvar calibrate`: seats proposed from the recording with MediaPipe's person
+detector and pose landmarks (models trained on real people), numbered clockwise
+from the judge's left, written without ever replacing a user's calibration
+silently.
+
+Runs on a copy of the committed sample's recording and protocol (its rendered
+calibration.json is the truth and is not copied in).
+"""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from mafvar.cli import main
+from vision.calibration import agreement, load_calibration
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLE = ROOT / "sample_videos" / "demo"
+
+pytestmark = pytest.mark.skipif(not (SAMPLE / "video.mp4").is_file(), reason="the committed sample is not built")
+
+
+def _fresh(tmp_path: Path) -> Path:
+    game = tmp_path / "game"
+    game.mkdir()
+    shutil.copy2(SAMPLE / "protocol.json", game / "protocol.json")
+    (game / "video.mp4").symlink_to(SAMPLE / "video.mp4")
+    return game
+
+
+def test_an_existing_calibration_is_refused_by_name_and_left_as_it_was(tmp_path, capsys):
+    """No model runs: the refusal comes first, exit 2, the file byte for byte the same."""
+    game = _fresh(tmp_path)
+    mine = (SAMPLE / "calibration.json").read_text().replace('"confirmed_by": null', '"confirmed_by": "Me"')
+    (game / "calibration.json").write_text(mine)
+    assert main(["calibrate", str(game)]) == 2
+    err = capsys.readouterr().err
+    assert "calibration.json exists; nothing was changed" in err and "--force" in err
+    assert (game / "calibration.json").read_text() == mine
+    assert not (game / "calibration.json.bak").exists()
+
+
+def test_renumbering_an_existing_calibration_keeps_the_old_one_as_a_backup(tmp_path, capsys):
+    game = _fresh(tmp_path)
+    shutil.copy2(SAMPLE / "calibration.json", game / "calibration.json")
+    before = load_calibration(game / "calibration.json").cameras["cam1"].seats
+    assert main(["calibrate", str(game), "--flip"]) == 0
+    out = capsys.readouterr().out
+    assert "numbered the other way round" in out and "calibration usable" in out
+    after = load_calibration(game / "calibration.json").cameras["cam1"].seats
+    assert after[1] == before[1] and after[2] == before[10] and after[10] == before[2]
+    assert (game / "calibration.json.bak").read_text() == (SAMPLE / "calibration.json").read_text()
+    assert main(["calibrate", str(game), "--seat1", "3"]) == 0
+    moved = load_calibration(game / "calibration.json").cameras["cam1"].seats
+    assert moved[1] == after[3]
+
+
+@pytest.mark.slow
+def test_the_proposal_puts_every_seat_of_the_sample_with_its_number(tmp_path, capsys):
+    """Body box IoU >= 0.5 with the rendered truth for all ten seats, each with the right
+    number; the JSON is the documented contract; a second run refuses, --force keeps a backup."""
+    game = _fresh(tmp_path)
+    assert main(["calibrate", str(game), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["format"] == "mafvar-calibrate" and doc["version"] == 1
+    assert doc["written"] == str(game / "calibration.json") and doc["verdict"]["usable"]
+    assert sorted(doc["seats"], key=int) == [str(s) for s in range(1, 11)]
+    proposed = load_calibration(game / "calibration.json")
+    ag = agreement(load_calibration(SAMPLE / "calibration.json"), proposed)
+    assert ag.numbering, "seats numbered clockwise from the judge's left"
+    assert ag.right(0.5) == list(range(1, 11)), ag.body
+    # the verdict printed is the analysis's own (the same function)
+    from review.calibration_verdict import workspace_verdict
+    assert workspace_verdict(game).verdict.to_json() == doc["verdict"]
+
+    first = (game / "calibration.json").read_text()
+    assert main(["calibrate", str(game), "--frames", "1"]) == 2
+    assert (game / "calibration.json").read_text() == first
+    assert main(["calibrate", str(game), "--frames", "1", "--force"]) == 0
+    assert (game / "calibration.json.bak").read_text() == first

@@ -1,0 +1,46 @@
+"""`mafvar analyze` on the terminal: its own progress line and messages, no line of
+TensorFlow Lite, absl or MediaPipe (those go to analysis/third_party.log).
+
+Runs the real command in a subprocess, as a person would, on a real H.264
+recording of a synthetic game's first vote.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import imageio_ffmpeg
+import pytest
+
+from mafvar.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+# What the libraries under MediaPipe print: TensorFlow Lite's INFO lines, absl's
+# W0000/I0000/E0000 lines and its "before absl::InitializeLog()" warning, glog's.
+THIRD_PARTY = re.compile(r"^(INFO: |WARNING: All log messages|[WIEF]\d{4} \d\d:\d\d:\d\d|[WIEF]0000 )", re.M)
+
+
+@pytest.mark.slow
+def test_analyze_prints_no_third_party_log_line(tmp_path):
+    game = tmp_path / "game"
+    assert main(["synth", "--seed", "3", "--out", str(game), "--no-video"]) == 0
+    first_call = json.loads((game / "truth.json").read_text())["phases"]["votes"][0]["calls"][0]["call"]
+    subprocess.run([imageio_ffmpeg.get_ffmpeg_exe(), "-v", "error", "-y", "-f", "lavfi", "-i",
+                    f"testsrc2=size=1280x720:rate=25:duration={int(first_call) + 12}", "-c:v", "libx264",
+                    "-preset", "ultrafast", "-pix_fmt", "yuv420p", str(game / "video.mp4")], check=True)
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.run([sys.executable, "-m", "mafvar", "analyze", str(game), "--phase", "r0.vote"],
+                          capture_output=True, text=True, cwd=ROOT, env=env, timeout=1800)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    terminal = proc.stdout + proc.stderr
+    assert not THIRD_PARTY.search(terminal), f"third-party lines on the terminal:\n{terminal[:3000]}"
+    # the libraries did speak: their lines are in the log, not lost
+    log = (game / "analysis" / "third_party.log").read_text(errors="replace")
+    assert THIRD_PARTY.search(log), f"nothing in third_party.log:\n{log[:2000]}"
+    # and the person sees the run's own words: its progress and its result
+    assert "analysing" in proc.stderr and "%" in proc.stderr
+    assert f"results in {game}/analysis/" in proc.stdout

@@ -1,0 +1,30 @@
+"""Scoring the recount's cells against the truth: what counts as judged."""
+from __future__ import annotations
+
+from review.evaluate import recount_cells
+from review.recount_file import VoteCall, VoterRecord
+
+TRUTH = {"phases": {"votes": [{"calls": [{"call": 60.0, "candidate": 5}, {"call": 64.0, "candidate": 7}],
+                               "eligible": [1, 2, 3, 4, 5, 6, 7]}]},
+         "votes": [{"round": 0, "call": 0, "seat": s, "counts": True} for s in (1, 2, 3)]}
+
+
+def voter(seat: int, t: float) -> VoterRecord:
+    return VoterRecord(seat, t, t + 2.0, "thumb_up", True, "in_window", 0.9)
+
+
+def test_cells_of_a_call_the_analysis_could_not_place_are_not_judged():
+    unplaced = [VoteCall(0, 1, 5, None, unverified=tuple((s, ("call_not_placed",)) for s in range(1, 8))),
+                VoteCall(0, 1, 7, None, unverified=tuple((s, ("call_not_placed",)) for s in range(1, 8)))]
+    sc = recount_cells(TRUTH, unplaced)
+    assert (sc.cells, sc.verified) == (14, 0)
+
+
+def test_a_call_placed_far_from_the_truth_is_a_verdict_and_a_wrong_one():
+    placed_far = [VoteCall(0, 1, 5, 30.0, voters=(voter(1, 30.5),)), VoteCall(0, 1, 7, 34.0)]
+    sc = recount_cells(TRUTH, placed_far)
+    assert (sc.cells, sc.verified) == (14, 14) and sc.agree_verified < 14
+    right = [VoteCall(0, 1, 5, 60.0, voters=tuple(voter(s, 60.5) for s in (1, 2, 3))),
+             VoteCall(0, 1, 7, 64.0, voters=tuple(voter(s, 64.5) for s in (4, 5, 6, 7)))]
+    sc = recount_cells(TRUTH, right)
+    assert (sc.verified, sc.agree_verified) == (14, 14)

@@ -1,0 +1,128 @@
+"""A record that does not fit the recording is found before any incident is raised."""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from engine.timeline import Interval, Kind
+from review.align import Alignment, Mark, PlacedInterval
+from review.incidents import Incident, IncidentType, Phase, Source
+from review.record_fit import MIN_BALLOT_AGREEMENT, CallFit, RecordFit, measure_fit
+from review.recount import CallRecount, VoterVerdict
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLE = ROOT / "sample_videos" / "demo"
+
+
+def call(key: str, recorded, seen, found=True) -> CallFit:
+    return CallFit(key, tuple(recorded), tuple(seen), found)
+
+
+def test_ballots_seen_decide_whether_the_record_fits():
+    right = RecordFit(8, 7, [call("r0.vote.p0.c9", [1, 3, 8, 9, 10], [1, 3, 8, 9, 10]),
+                             call("r0.vote.p0.c7", [2, 4, 6, 7], [2, 4, 6])], {})
+    assert right.fits and right.ballot_agreement == pytest.approx(8 / 9)
+    other = RecordFit(8, 7, [call("r0.vote.p0.c9", [2, 5, 6], [1, 3, 8, 9, 10]),
+                             call("r0.vote.p0.c7", [1, 3, 4, 7], [2, 4, 6])], {})
+    assert other.ballot_agreement < MIN_BALLOT_AGREEMENT and not other.fits
+    assert "does not fit this recording" in other.message
+    # too few marks found fails it as well, even without ballots to compare
+    assert not RecordFit(12, 2, [], {}).fits
+    # one call is no evidence either way
+    assert RecordFit(8, 7, [call("r0.vote.p0.c9", [2, 5], [1, 3])], {}).ballot_agreement is None
+
+
+def _interval(kind, key, t0, t1, event=None):
+    return Interval(kind, key, key, int(key.split(".")[0][1:]), t0, t1, event)
+
+
+def test_video_incidents_are_withheld_outside_placed_phases_and_protocol_ones_kept():
+    night = _interval(Kind.NIGHT, "r1.night", 90.0, 116.0)
+    vote = _interval(Kind.VOTE_CALL, "r0.vote.p0.c9", 56.0, 59.0, 3)
+    placements = (PlacedInterval(night, 0.9, "audio"), PlacedInterval(vote, 0.9, "audio"))
+    alignment = Alignment(placements, None, {"vote_call:r0.vote.p0.c9": Mark("vote_call", 56.0, 0.9, "audio"),
+                                             "nightfall:r1.night": Mark("nightfall", 90.0, 0.9, "audio")}, ())
+
+    class Proto:
+        events = [None, None, None, type("V", (), {"voters": (2, 5)})()]
+
+    rc = CallRecount("r0.vote.p0.c9", 0, 0, 9, 3, 56.0, 57.0, 59.0, None, 5,
+                     [VoterVerdict(s, True, "in_window", t_place=57.5) for s in (1, 3, 8, 9, 10)], [])
+    fit = measure_fit(Proto(), alignment, [rc])      # type: ignore[arg-type]
+    assert fit.calls[0].agreement == 0.0
+    assert fit.placed == {"r1.night": True, "r0.vote.p0.c9": False}
+    inc = [Incident(f"i{k}", t, (9,), t0, t0 + 1, Phase("x", key), 0.9, source=src)
+           for k, (t, t0, key, src) in enumerate([
+               (IncidentType.EARLY_VOTE, 56.5, "r0.vote.p0.c9", Source.VIDEO),
+               (IncidentType.PEEK, 100.0, "r1.night", Source.VIDEO),
+               (IncidentType.MISCOUNT, 57.0, "r0.vote.p0.c9", Source.PROTOCOL)])]
+    kept = fit.keep(inc, [night, vote])
+    assert [i.id for i in kept] == ["i1", "i2"]
+    assert [w["id"] for w in fit.withheld] == ["i0"] and fit.withheld[0]["why"] == "phase not placed"
+    assert fit.to_json()["format"] == "mafvar-record-fit"
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not (SAMPLE / "video.mp4").is_file(), reason="the committed sample is not built")
+def test_another_games_record_against_the_sample_video_raises_no_incident(tmp_path, capsys):
+    from mafvar.cli import main
+    other = tmp_path / "other"
+    assert main(["synth", "--seed", "8", "--no-video", "--out", str(other)]) == 0
+    results = {}
+    for name, protocol in (("own", SAMPLE / "protocol.json"), ("another", other / "protocol.json")):
+        ws = tmp_path / name
+        ws.mkdir()
+        for f in ("video.mp4", "calibration.json"):
+            (ws / f).symlink_to(SAMPLE / f)
+        shutil.copy(protocol, ws / "protocol.json")
+        capsys.readouterr()
+        assert main(["analyze", str(ws), "--phase", "r0.vote", "--json"]) == 0
+        stats = json.loads(capsys.readouterr().out)
+        doc = json.loads((ws / "analysis" / "incidents.json").read_text())
+        results[name] = (stats["record_fit"], [i for i in doc["incidents"] if i["source"] == "video"],
+                         doc["game"]["record_fit"])
+    own_fit, own_video, _ = results["own"]
+    assert own_fit["fits"] and own_fit["ballot_agreement"] >= 0.8
+    assert own_video, "the sample's own record finds the injected day-1 vote fouls"
+    fit, video, in_file = results["another"]
+    assert not fit["fits"] and fit["ballot_agreement"] < MIN_BALLOT_AGREEMENT
+    assert "does not fit this recording" in fit["message"]
+    assert video == [] and fit["withheld"] >= 1
+    assert in_file["fits"] is False
+
+
+def test_a_night_the_record_gives_without_calls_is_not_judged():
+    """A platform record has no wakes and no shooting calls: a mafioso opening their eyes at
+    the agreement would read as a peek. Those nights' video fouls are withheld, saying why;
+    the mask going on at nightfall is still judged, and a night with its calls is too."""
+    deal = _interval(Kind.NIGHT, "r0.night", 2.0, 20.0)
+    masking = _interval(Kind.MASKING, "r0.masking", 2.0, 5.0)
+    night1 = Interval(Kind.NIGHT, "r1.night", "r1.night", 1, 86.0, 116.0, None)
+    shoot1 = Interval(Kind.SHOOTING, "r1.shoot", "r1.shoot", 1, 90.0, 105.0, None)
+    call1 = Interval(Kind.SHOOTING_CALL, "r1.shoot.s1", "r1.shoot.s1", 1, 91.0, 92.0, None)
+    night2 = Interval(Kind.NIGHT, "r2.night", "r2.night", 2, 168.0, 196.0, None)
+    shoot2 = Interval(Kind.SHOOTING, "r2.shoot", "r2.shoot", 2, 172.0, 184.0, None)
+    ivs = [deal, masking, night1, shoot1, call1, night2, shoot2]
+    alignment = Alignment(tuple(PlacedInterval(iv, 0.9, "audio") for iv in ivs), None,
+                          {f"nightfall:{iv.key}": Mark("nightfall", iv.t0, 0.9, "audio")
+                           for iv in (deal, night1, night2)}, ())
+
+    class Proto:
+        events: list = []
+
+    fit = measure_fit(Proto(), alignment, [])      # type: ignore[arg-type]
+    assert fit.placed["r0.masking"] and fit.placed["r1.night"] and fit.placed["r1.shoot"]
+    assert not fit.placed["r0.night"] and not fit.placed["r2.night"] and not fit.placed["r2.shoot"]
+    inc = [Incident(f"i{k}", t, (s,), t0, t0 + 1, Phase("x", key), 0.9, source=Source.VIDEO)
+           for k, (t, s, t0, key) in enumerate([
+               (IncidentType.PEEK, 7, 6.0, "r0.night"), (IncidentType.MASK_LATE, 8, 3.0, "r0.masking"),
+               (IncidentType.PEEK, 2, 95.0, "r1.night"), (IncidentType.NIGHT_POSE, 1, 173.0, "r2.night")])]
+    kept = fit.keep(inc, ivs)
+    assert [i.id for i in kept] == ["i1", "i2"]
+    assert [w["id"] for w in fit.withheld] == ["i0", "i3"]
+    assert "no wake for the deal night" in fit.withheld[0]["why"]
+    assert "no seat called at the shooting" in fit.withheld[1]["why"]
+    assert "the deal night, night 2" in fit.message and "no night foul is judged there" in fit.message

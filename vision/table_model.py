@@ -1,0 +1,408 @@
+"""The table, its ten seats and the camera, fitted to the heads found in a recording.
+
+A seat's regions are physical places (`docs/vision.md`, "Calibration"): in
+the seat's own frame (origin on the table's edge at the table's height,
+`forward` into the table, `right`, `up`; metres) the body region is the box
+x +-0.30, y -0.50..+0.40, z -0.02..+0.72 (the seated or standing player,
+the chair's back and the table in front up to the vote zone), the table
+zone x +-0.17, y +0.18..+0.40, z 0..0.14 (where a vote fist lands), and a
+seated head rests about 0.31 m behind the edge and 0.47 m above the table.
+`mafvar synth` draws its calibration from the same boxes.
+
+So once the camera and the table are known, every seat's regions follow,
+also for a player the detectors missed. They are fitted together: a pinhole
+camera (focal length, position, heading, tilt, roll, radial distortion)
+and a table (a superellipse |x/a|^n + |y/b|^n = 1, n = 2 an oval, n = 5 a
+rectangle with round corners) with the ten seats evenly spaced along its
+edge, clockwise, leaving one larger gap at the head of the table for the
+judge (at -x). Each head found is matched to the seat whose predicted head
+is nearest; the fit minimises where the heads are (in head widths) and how
+large they look (their depth). The gap is where nobody sits: that fixes
+which end is the head and so the seats' numbers.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+# The seat convention (metres, seat frame: right, forward into the table, up).
+HEAD_BEHIND_EDGE = 0.31
+HEAD_ABOVE_TABLE = 0.47
+HEAD_WIDTH_M = 0.155
+SEAT_SPACING_M = 0.6
+BODY_BOX = ((-0.30, 0.30), (-0.50, 0.40), (-0.02, 0.72))
+ZONE_BOX = ((-0.17, 0.17), (0.18, 0.40), (0.0, 0.14))
+TABLE_SHAPES = (2.0, 5.0)
+
+Box = tuple[float, float, float, float]
+
+# How the fit weighs what it sees: a head's place is worth more than its size
+# (a size read from landmarks is good to 20-30 %).
+SIZE_WEIGHT = 1.0
+# A head further than this from every predicted head (in head widths) is
+# somebody else (the judge, a spectator) or a false detection.
+MATCH_LIMIT = 1.6
+START_MATCH_LIMIT = 5.0       # ... from a rough starting guess
+START_REFINED = 24            # camera azimuths whose best framed guess is fitted: all of them (the rough
+                              # start cost ranked the right one 11th on the untimed sample's frames)
+FITS_KEPT = 3                 # different fits handed on to be told apart by looking again
+SPACING_PRIOR_SD = 0.2        # log-sd of the seat spacing around 0.6 m
+
+
+@dataclass(frozen=True)
+class Head:
+    """A head found in the frame: centre and width (px), and how much to trust it."""
+    x: float
+    y: float
+    width: float
+    weight: float = 1.0
+
+
+@dataclass(frozen=True)
+class Camera:
+    f: float                 # focal length (px)
+    position: tuple[float, float, float]   # metres, table frame: centre at the origin, table top z = 0
+    heading: float           # where it looks, radians (0 = +x, toward the table's foot)
+    tilt: float              # radians below the horizon
+    roll: float              # radians
+    k1: float                # radial distortion at the frame's corner (r -> r (1 + k1 r^2))
+    width: int
+    height: int
+
+    def axes(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        ch, sh, ct, st = math.cos(self.heading), math.sin(self.heading), math.cos(self.tilt), math.sin(self.tilt)
+        fwd = np.array([ct * ch, ct * sh, -st])
+        right = np.array([sh, -ch, 0.0])
+        up = np.cross(right, fwd)
+        if self.roll:
+            a = self.roll
+            right, up = math.cos(a) * right - math.sin(a) * up, math.sin(a) * right + math.cos(a) * up
+        return fwd, right, up
+
+    def project(self, pts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """World points (..., 3) -> (pixels (..., 2), depth (...))."""
+        fwd, right, up = self.axes()
+        d = np.asarray(pts, float) - np.asarray(self.position)
+        z = d @ fwd
+        zs = np.maximum(z, 1e-3)
+        x = self.f * (d @ right) / zs
+        y = -self.f * (d @ up) / zs
+        if self.k1:
+            half = math.hypot(self.width, self.height) / 2
+            r2 = (x * x + y * y) / (half * half)
+            x, y = x * (1 + self.k1 * r2), y * (1 + self.k1 * r2)
+        return np.stack([x + self.width / 2, y + self.height / 2], -1), z
+
+
+def edge_point(a: float, b: float, exponent: float, t) -> np.ndarray:
+    """Point(s) of the superellipse |x/a|^n + |y/b|^n = 1 at parameter t (t = pi: the
+    head, -x). The renderer's tables are the same curve (`sample_videos/render/table.py`)."""
+    t = np.asarray(t, float)
+    c, s = np.cos(t), np.sin(t)
+    p = 2.0 / exponent
+    return np.stack([a * np.sign(c) * np.abs(c) ** p, b * np.sign(s) * np.abs(s) ** p], -1)
+
+
+def edge_normal(a: float, b: float, exponent: float, t) -> np.ndarray:
+    """The outward unit normal of that superellipse at parameter t."""
+    q = edge_point(a, b, exponent, t)
+    n = exponent
+    g = np.stack([np.sign(q[..., 0]) * np.abs(q[..., 0] / a) ** (n - 1) / a,
+                  np.sign(q[..., 1]) * np.abs(q[..., 1] / b) ** (n - 1) / b], -1)
+    # at the exact axes the gradient of |x|^n (n > 2) is still well defined; guard zero anyway
+    return g / np.maximum(np.linalg.norm(g, axis=-1, keepdims=True), 1e-12)
+
+
+def box_points(xs, ys, zs, dense: bool, steps: int = 9) -> np.ndarray:
+    """A box's 8 corners (x, then y, then z varying fastest), or with a distorting lens
+    points along its 12 edges too (`steps` per edge, ends included): distortion bends
+    straight edges, so corners alone no longer bound the projection."""
+    corners = np.array([[x, y, z] for x in xs for y in ys for z in zs], float)
+    if not dense:
+        return corners
+    u = np.linspace(0, 1, steps)[1:-1, None]
+    edges = [corners[a] + u * (corners[b] - corners[a]) for a in range(8) for b in range(a + 1, 8)
+             if np.count_nonzero(corners[a] != corners[b]) == 1]
+    return np.concatenate([corners] + edges)
+
+
+@dataclass(frozen=True)
+class Table:
+    a: float
+    b: float
+    exponent: float
+    spacing: float
+
+    def _arc(self, samples: int = 721):
+        ts = np.linspace(0, 2 * np.pi, samples)
+        pts = self.point(ts)
+        arc = np.r_[0, np.cumsum(np.linalg.norm(np.diff(pts, axis=0), axis=1))]
+        return ts, arc
+
+    def point(self, t) -> np.ndarray:
+        return edge_point(self.a, self.b, self.exponent, t)
+
+    def inward(self, t) -> np.ndarray:
+        return -edge_normal(self.a, self.b, self.exponent, t)
+
+    @property
+    def head_gap(self) -> float:
+        return float(self._arc()[1][-1] - 10 * self.spacing)
+
+    def seat_frames(self) -> list[tuple[np.ndarray, np.ndarray]]:
+        """(origin (3,), rotation (3, 3) columns right, forward, up) of seats 1..10:
+        evenly spaced clockwise (seen from above) from the judge's left, the
+        head gap centred on the head (-x)."""
+        ts, arc = self._arc()
+        total = arc[-1]
+        gap = total - 10 * self.spacing
+        s_head = np.interp(np.pi, ts, arc)
+        out = []
+        for k in range(10):
+            t = float(np.interp((s_head - gap / 2 - self.spacing * (k + 0.5)) % total, arc, ts))
+            p = self.point(t)
+            fwd = np.r_[self.inward(t), 0.0]
+            up = np.array([0.0, 0.0, 1.0])
+            right = np.cross(fwd, up)
+            out.append((np.r_[p, 0.0], np.stack([right, fwd, up], axis=1)))
+        return out
+
+
+@dataclass
+class Fit:
+    camera: Camera
+    table: Table
+    cost: float                       # mean squared error per used head (head widths^2)
+    matched: dict[int, int]           # seat -> index of the head matched to it
+    outliers: list[int] = field(default_factory=list)   # heads nobody's seat explains
+
+    def seat_heads(self) -> tuple[np.ndarray, np.ndarray]:
+        """Predicted head centres (10, 2) px and widths (10,) px of seats 1..10."""
+        return predicted_heads(self.camera, self.table)
+
+
+def predicted_heads(cam: Camera, table: Table) -> tuple[np.ndarray, np.ndarray]:
+    pts = np.array([o + R @ np.array([0.0, -HEAD_BEHIND_EDGE, HEAD_ABOVE_TABLE]) for o, R in table.seat_frames()])
+    px, depth = cam.project(pts)
+    return px, cam.f * HEAD_WIDTH_M / np.maximum(depth, 1e-3)
+
+
+def seat_boxes(cam: Camera, table: Table) -> list[tuple[Box, Box]]:
+    """(body, table zone) [x0, y0, x1, y1] frame px of seats 1..10, clipped to the frame."""
+    out = []
+    w, h = cam.width, cam.height
+    for o, R in table.seat_frames():
+        boxes: list[Box] = []
+        for spec in (BODY_BOX, ZONE_BOX):
+            px, _ = cam.project(o + box_points(*spec, dense=bool(cam.k1)) @ R.T)
+            x0, y0 = np.clip(px.min(0), 0, [w - 1, h - 1])
+            x1, y1 = np.clip(px.max(0), 0, [w - 1, h - 1])
+            boxes.append((float(np.floor(x0)), float(np.floor(y0)), float(np.ceil(x1)), float(np.ceil(y1))))
+        out.append((boxes[0], boxes[1]))
+    return out
+
+
+# ------------------------------------------------------------------ fitting
+
+def _unpack(p: np.ndarray, size: tuple[int, int], exponent: float) -> tuple[Camera, Table]:
+    lf, px, py, pz, heading, tilt, roll, k1, la, lb, ls = p
+    cam = Camera(math.exp(lf), (px, py, pz), heading, tilt, roll, k1, size[0], size[1])
+    return cam, Table(math.exp(la), math.exp(lb), exponent, math.exp(ls))
+
+
+def _match(pred: np.ndarray, pred_w: np.ndarray, heads: list[Head], limit: float = MATCH_LIMIT) -> dict[int, int]:
+    """seat index (0-based) -> head index, nearest first, one head per seat."""
+    from scipy.optimize import linear_sum_assignment
+
+    hx = np.array([[h.x, h.y] for h in heads])
+    cost = np.linalg.norm(pred[:, None, :] - hx[None, :, :], axis=-1) / pred_w[:, None]
+    rows, cols = linear_sum_assignment(np.minimum(cost, 50.0))
+    return {int(r): int(c) for r, c in zip(rows, cols) if cost[r, c] <= limit}
+
+
+def _residuals(p, size, exponent, heads: list[Head], pairs: list[tuple[int, int]]) -> np.ndarray:
+    cam, table = _unpack(p, size, exponent)
+    if table.head_gap < 0.3 or cam.position[2] < 0.3:
+        return np.full(3 * len(pairs) + 2, 10.0)
+    pred, pw = predicted_heads(cam, table)
+    res = []
+    for k, j in pairs:
+        h = heads[j]
+        sw = math.sqrt(h.weight)
+        res += [sw * (h.x - pred[k, 0]) / pw[k], sw * (h.y - pred[k, 1]) / pw[k],
+                sw * SIZE_WEIGHT * math.log(max(h.width, 1.0) / max(pw[k], 1.0))]
+    res.append((p[10] - math.log(SEAT_SPACING_M)) / SPACING_PRIOR_SD)
+    res.append(p[7] / 0.1)        # distortion: small unless the heads ask for it
+    return np.array(res)
+
+
+def _bounds(size: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """What a table camera can be (focal length for fields of view of 20-110 degrees,
+    tilt 0-75 degrees, roll +-12 degrees) and a mafia table (1.8-5 m long, 1-3 m wide,
+    seats 0.4-0.95 m apart)."""
+    h = size[1]
+    f_lo, f_hi = 0.5 * h / math.tan(math.radians(55)), 0.5 * h / math.tan(math.radians(10))
+    big = 50.0
+    lo = np.array([math.log(f_lo), -big, -big, 0.2, -big, 0.0, -0.21, -0.3,
+                   math.log(0.9), math.log(0.5), math.log(0.4)])
+    hi = np.array([math.log(f_hi), big, big, 8.0, big, 1.3, 0.21, 0.1,
+                   math.log(2.5), math.log(1.5), math.log(0.95)])
+    return lo, hi
+
+
+def _initial(heads: list[Head], size: tuple[int, int], azimuth: float, height: float, fov: float,
+             table: tuple[float, float] = (1.55, 0.9)) -> np.ndarray:
+    """A camera at `azimuth` around the table, `height` m over it, with a field of
+    view `fov`, placed and aimed so the ten predicted heads cover the found ones:
+    the same middle, the same spread (a few passes of moving it in or out and
+    turning it)."""
+    w, h = size
+    f = 0.5 * h / math.tan(math.radians(fov) / 2)
+    hx = np.array([[hd.x, hd.y] for hd in heads])
+    want_c = hx.mean(axis=0)
+    want_s = float(np.sqrt(((hx - want_c) ** 2).sum(axis=1).mean())) or 1.0
+    dist = 4.0
+    heading_off = tilt_off = 0.0
+    p = None
+    for _ in range(4):
+        horiz = math.sqrt(max(0.25, dist * dist - height * height))
+        cx, cy = horiz * math.cos(azimuth), horiz * math.sin(azimuth)
+        heading = math.atan2(-cy, -cx) + heading_off
+        tilt = math.atan2(height - 0.3, horiz) + tilt_off
+        p = np.array([math.log(f), cx, cy, height, heading, min(max(tilt, 0.02), 1.25), 0.0, 0.0,
+                      math.log(table[0]), math.log(table[1]), math.log(SEAT_SPACING_M)])
+        cam, tab = _unpack(p, size, 2.0)
+        pred, _ = predicted_heads(cam, tab)
+        got_c = pred.mean(axis=0)
+        got_s = float(np.sqrt(((pred - got_c) ** 2).sum(axis=1).mean())) or 1.0
+        dist = min(15.0, max(1.2, dist * got_s / want_s))
+        # turning left moves the picture right; tilting down moves it up
+        heading_off += math.atan((want_c[0] - got_c[0]) / f)
+        tilt_off += math.atan((got_c[1] - want_c[1]) / f)
+    assert p is not None
+    return p
+
+
+def _start_cost(p: np.ndarray, size: tuple[int, int], heads: list[Head]) -> float:
+    """How well a starting guess explains the heads before any fitting: each found
+    head's distance to the nearest predicted one (head widths, capped)."""
+    cam, table = _unpack(p, size, 2.0)
+    pred, pw = predicted_heads(cam, table)
+    hx = np.array([[hd.x, hd.y] for hd in heads])
+    d = np.linalg.norm(hx[:, None, :] - pred[None, :, :], axis=-1) / np.maximum(pw[None, :], 1.0)
+    near = np.minimum(d.min(axis=1), 3.0)
+    # a seat with nobody near it costs less than a head with no seat (detectors miss people)
+    empty = np.minimum(d.min(axis=0), 3.0)
+    size_err = np.abs(np.log(np.array([hd.width for hd in heads]) / np.maximum(pw[d.argmin(axis=1)], 1.0)))
+    return float(np.mean(near ** 2) + 0.3 * np.mean(empty ** 2) + 0.5 * np.mean(np.minimum(size_err, 1.5) ** 2))
+
+
+def _refine(p0, size, exponent, heads, rounds: int, nfev: int):
+    from scipy.optimize import least_squares
+
+    p = p0
+    pairs: list[tuple[int, int]] = []
+    result = None
+    for r in range(rounds):
+        cam, table = _unpack(p, size, exponent)
+        pred, pw = predicted_heads(cam, table)
+        # a rough start is matched loosely, then ever more strictly
+        matched = _match(pred, pw, heads, max(MATCH_LIMIT, START_MATCH_LIMIT / (1 + r)))
+        new_pairs = sorted(matched.items())
+        if len(new_pairs) < 4:
+            return None
+        if new_pairs == pairs and result is not None:
+            break
+        pairs = new_pairs
+        lo, hi = _bounds(size)
+        result = least_squares(_residuals, np.clip(p, lo + 1e-9, hi - 1e-9), args=(size, exponent, heads, pairs),
+                               loss="soft_l1", f_scale=0.5, max_nfev=nfev, x_scale="jac", bounds=(lo, hi))
+        p = result.x
+    if result is None:
+        return None
+    res = _residuals(p, size, exponent, heads, pairs)[:-2]
+    # unmatched heads cost as much as a bad match: a fit that explains fewer heads is worse
+    unmatched = len(heads) - len(pairs)
+    cost = (float(np.sum(np.minimum(res ** 2, 4.0))) + 4.0 * unmatched * 3) / (3 * len(heads))
+    return p, pairs, cost
+
+
+def fit_candidates(heads: list[Head], size: tuple[int, int]) -> list[Fit]:
+    """The few different camera-and-table fits that explain the heads best, best
+    first (none below four heads): a handful of heads can fit more than one
+    table, and the players the detector missed tell them apart
+    (`vision.seat_proposal`)."""
+    if len(heads) < 4:
+        return []
+    # per camera azimuth, the best framed guess; the most promising azimuths are fitted
+    by_azimuth = []
+    for az in np.radians(np.arange(0, 360, 15)):
+        best_start = None
+        for height in (1.0, 1.8, 2.6):
+            for fov in (35.0, 50.0, 68.0):
+                for dims in ((1.55, 0.9), (1.8, 0.8)):
+                    p0 = _initial(heads, size, float(az), height, fov, dims)
+                    c0 = _start_cost(p0, size, heads)
+                    if best_start is None or c0 < best_start[0]:
+                        best_start = (c0, p0)
+        assert best_start is not None
+        by_azimuth.append(best_start)
+    by_azimuth.sort(key=lambda s: s[0])
+    scored = []
+    for _, p0 in by_azimuth[:START_REFINED]:
+        out = _refine(p0, size, 2.0, heads, rounds=2, nfev=30)
+        if out is not None:
+            scored.append((out[2], out[0]))
+    if not scored:
+        return []
+    scored.sort(key=lambda s: s[0])
+    fits: list[Fit] = []
+    for _, p in scored[:FITS_KEPT + 1]:
+        best = None
+        for exponent in TABLE_SHAPES:
+            out = _refine(p, size, exponent, heads, rounds=5, nfev=150)
+            if out is not None and (best is None or out[2] < best[2]):
+                best = (out[0], out[1], out[2], exponent)
+        if best is None:
+            continue
+        p_best, pairs, cost, exponent = best
+        cam, table = _unpack(p_best, size, exponent)
+        matched = {k + 1: j for k, j in pairs}
+        fit = Fit(cam, table, cost, matched, sorted(set(range(len(heads))) - set(matched.values())))
+        if not any(_same_seats(fit, other) for other in fits):
+            fits.append(fit)
+    return sorted(fits, key=lambda f: f.cost)[:FITS_KEPT]
+
+
+def _pack(fit: Fit) -> np.ndarray:
+    cam, table = fit.camera, fit.table
+    return np.array([math.log(cam.f), *cam.position, cam.heading, cam.tilt, cam.roll, cam.k1,
+                     math.log(table.a), math.log(table.b), math.log(table.spacing)])
+
+
+def refit(fit: Fit, heads: list[Head], size: tuple[int, int]) -> Fit:
+    """`fit` fitted again to `heads` (more of them: players found on looking again),
+    starting where it is, so it stays the same table and numbering; `fit` itself when
+    the heads no longer fit it."""
+    out = _refine(_pack(fit), size, fit.table.exponent, heads, rounds=5, nfev=150)
+    if out is None:
+        return fit
+    p, pairs, cost = out
+    cam, table = _unpack(p, size, fit.table.exponent)
+    matched = {k + 1: j for k, j in pairs}
+    return Fit(cam, table, cost, matched, sorted(set(range(len(heads))) - set(matched.values())))
+
+
+def fit_table(heads: list[Head], size: tuple[int, int]) -> Fit | None:
+    """The camera and table that best explain the heads (None below four heads)."""
+    fits = fit_candidates(heads, size)
+    return fits[0] if fits else None
+
+
+def _same_seats(a: Fit, b: Fit) -> bool:
+    """Two fits that put every seat's head within a head width of each other."""
+    pa, wa = a.seat_heads()
+    pb, _ = b.seat_heads()
+    return bool(np.all(np.linalg.norm(pa - pb, axis=1) <= wa))
