@@ -9,6 +9,14 @@ is where the model is weakest; a judge's one-click answer there ("mask on /
 off", "fist / no fist", stored by `ReviewStore.answer_frame`) is the
 example `mafvar learn` gains most from.
 
+The seats the analysis abstained on (analysis/incidents.json
+"abstentions", review.view) are asked first, sure or not: a window that
+misreads a seat all game (`implausible`) or a whole venue is confidently
+wrong there, and those are the frames a venue model must learn to read
+before review believes it again. A head narrower than the mask reading
+works at (vision.seat_states.MIN_MASK_HEAD_PX) is not asked about: no
+model reads its mask, so the answer would teach nothing used.
+
 Asked only where the answer matters to the rules: the mask at night and in
 the masking window, the fist in a vote call's window. One question per seat
 and few seconds, never one already answered. Pure functions.
@@ -32,17 +40,36 @@ class Question:
     margin: float        # how clearly the window answered (0: a coin toss)
     far: float | None
     p: float             # the window's probability of "mask on" / "fist"
+    abstained: str | None = None   # why the analysis could not judge this seat here (review.view)
 
     @property
     def why(self) -> str:
+        if self.abstained:
+            return f"the analysis could not judge this seat here ({self.abstained})"
         if self.far is not None and self.far > FAR_LIMIT:
             return "the view is unlike anything the model was trained on"
         return f"the model cannot decide ({self.p:.0%} {'mask on' if self.question == MASK else 'fist'})"
 
     @property
     def score(self) -> float:
-        """Lower asks first: the margin, with abstained (unfamiliar) views first."""
-        return self.margin - (1.0 if self.far is not None and self.far > FAR_LIMIT else 0.0)
+        """Lower asks first: abstained seats, then unfamiliar views, then by margin."""
+        return (self.margin - (1.0 if self.far is not None and self.far > FAR_LIMIT else 0.0)
+                - (2.0 if self.abstained else 0.0))
+
+
+Abstained = tuple[int, str, float, float, str]      # (seat, window, t0, t1, reason)
+
+
+def abstained_spans(abstentions: Iterable[Mapping]) -> list[Abstained]:
+    """incidents.json "abstentions" as (seat, window, t0, t1, reason)."""
+    out = []
+    for a in abstentions:
+        try:
+            out.append((int(a["seat"]), str(a["window"]), float(a["t0"]), float(a["t1"]),
+                        str(a.get("reason") or ", ".join(a.get("why", ())))))
+        except (KeyError, TypeError, ValueError):
+            continue
+    return out
 
 
 def _spans(intervals: Sequence[Mapping], kinds: tuple[str, ...], tail: float = 0.0) -> list[tuple[float, float]]:
@@ -55,17 +82,23 @@ def _spans(intervals: Sequence[Mapping], kinds: tuple[str, ...], tail: float = 0
 
 
 def candidates(features: Iterable[tuple[int, float, Mapping[str, float]]],
-               intervals: Sequence[Mapping]) -> list[Question]:
-    """Every seat-frame where an answer would matter and the window was not clear."""
+               intervals: Sequence[Mapping], abstained: Sequence[Abstained] = (),
+               unread_heads: Iterable[int] = ()) -> list[Question]:
+    """Every seat-frame where an answer would matter and the window was not clear,
+    or the analysis abstained on that seat's window (`abstained`); never the
+    heads of `unread_heads` (seats too small for any mask reading)."""
     asks = ((MASK, "head", "mask_on", _spans(intervals, ("night", "masking"))),
             (FIST, "zone", "vote", _spans(intervals, ("vote_call",), tail=1.0)))
+    skip = set(unread_heads)
     out: list[Question] = []
     for seat, t, f in features:
         for question, window, cls, spans in asks:
-            if f"app_{window}_{cls}" not in f or not any(a <= t <= b for a, b in spans):
+            if f"app_{window}_{cls}" not in f or not any(a <= t <= b for a, b in spans) \
+                    or (window == "head" and seat in skip):
                 continue
             p = float(f[f"app_{window}_{cls}"])
-            q = Question(round(float(t), 3), seat, question, abs(2 * p - 1), f.get(f"far_{window}"), p)
+            why = next((r for s, w, a, b, r in abstained if s == seat and w == window and a <= t <= b), None)
+            q = Question(round(float(t), 3), seat, question, abs(2 * p - 1), f.get(f"far_{window}"), p, why)
             if q.score <= MAX_MARGIN:
                 out.append(q)
     return out
@@ -94,10 +127,9 @@ def pick(cands: Iterable[Question], answered: Iterable[tuple[float, int, str]] =
 
 
 def questions(features: Iterable[tuple[int, float, Mapping[str, float]]], intervals: Sequence[Mapping],
-              answered: Iterable[tuple[float, int, str]] = (), n: int = 6) -> list[Question]:
-    return pick(candidates(features, intervals), answered, n)
-
-
+              answered: Iterable[tuple[float, int, str]] = (), n: int = 6, abstained: Sequence[Abstained] = (),
+              unread_heads: Iterable[int] = ()) -> list[Question]:
+    return pick(candidates(features, intervals, abstained, unread_heads), answered, n)
 
 
 def game_questions(game_dir, answered: Iterable[tuple[float, int, str]] = (), n: int = 6) -> list[Question]:
@@ -107,20 +139,30 @@ def game_questions(game_dir, answered: Iterable[tuple[float, int, str]] = (), n:
     import json
     from pathlib import Path
 
-    from vision.calibration import load_calibration
+    from vision.calibration import expected_head, load_calibration
+    from vision.seat_states import MIN_MASK_HEAD_PX
     from vision.store import ObservationStore
 
+    from .incidents import IncidentFormatError, load_incidents
     from .workspace import GameWorkspace
     ws = GameWorkspace(Path(game_dir))
     if not ws.observations_path.is_file() or not ws.alignment_path.is_file():
         return []
     try:
         intervals = json.loads(ws.alignment_path.read_text(encoding="utf-8")).get("intervals", [])
-        cam = next(iter(load_calibration(ws.calibration_path).cameras))
+        cal = load_calibration(ws.calibration_path)
+        cam = next(iter(cal.cameras))
     except (OSError, ValueError, StopIteration):
         return []
+    small = [seat for seat, r in cal.camera(cam).seats.items() if expected_head(r)[1] < MIN_MASK_HEAD_PX]
+    try:
+        abstained = abstained_spans(load_incidents(ws.incidents_path).abstentions) \
+            if ws.incidents_path.is_file() else []
+    except (OSError, IncidentFormatError):
+        abstained = []
     with ObservationStore(ws.observations_path) as db:
-        return questions(list(db.window_features(cam=cam)), intervals, answered, n)
+        return questions(list(db.window_features(cam=cam)), intervals, answered, n, abstained, small)
 
 
-__all__ = ["Question", "MASK", "FIST", "FAR_LIMIT", "candidates", "pick", "questions", "game_questions"]
+__all__ = ["Question", "MASK", "FIST", "FAR_LIMIT", "Abstained", "abstained_spans", "candidates", "pick", "questions",
+           "game_questions"]

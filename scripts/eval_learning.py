@@ -19,12 +19,13 @@ are copied under --work (default /tmp/mafvar-learning/A_B). Then:
    and both rows are printed: recount on verified cells, cells verified,
    false incidents, recall per injected type, vote-fist precision.
 
-"Cells verified": the recount's own "unverified" cells (analysis/recount.json,
-issue 16) where the analysis writes them; else a cell counts as verified when
-at least 80% of the seat's analysed table-zone frames in the call are read
-clearly (|2p - 1| >= 0.6, far_zone <= 12).
+"Cells verified", "recount on verified" and "false incidents" are `mafvar
+eval`'s own (recount_cells_verified, recount_accuracy_verified,
+false_incidents: the cells the analysis judged rather than left
+"unverified" where it abstained, issue 16); "abstained" is its seat-intervals
+the analysis could not judge.
 
-Seeds: use games rendered for this (issue 19: seeds 5000-5099), never the
+Seeds: use games rendered for this (issue 19: seeds 7100-7199), never the
 evaluation bank.
 """
 from __future__ import annotations
@@ -39,7 +40,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from review.evaluate import CALL_TOLERANCE, evaluate, true_incident_ids, truth_cells  # noqa: E402
+from review.evaluate import CALL_TOLERANCE, evaluate, true_incident_ids  # noqa: E402
 from review.incidents import load_incidents  # noqa: E402
 from review.learn import learn  # noqa: E402
 from review.pipeline import analyze  # noqa: E402
@@ -47,8 +48,6 @@ from review.questions import MASK, game_questions  # noqa: E402
 from review.recount_file import load_recount  # noqa: E402
 from review.store import ReviewStore  # noqa: E402
 from review.workspace import GameWorkspace  # noqa: E402
-from vision.calibration import load_calibration  # noqa: E402
-from vision.store import ObservationStore  # noqa: E402
 
 INPUTS = ("protocol.json", "calibration.json", "truth.json")
 CHIEF, SIDE = "Chief (truth)", "Side judge (truth)"
@@ -147,43 +146,6 @@ def play_judge(game: Path, answers: int) -> dict:
 
 # ---------------------------------------------------------------------------- scoring
 
-def verified_cells(game: Path) -> tuple[int, int, int]:
-    """(cells, cells verified, verified cells the recount got right) of the candidate calls."""
-    ws = GameWorkspace(game)
-    truth = json.loads(ws.truth_path.read_text())
-    raw = json.loads(ws.recount_path.read_text())
-    calls = load_recount(ws.recount_path).calls
-    has_unverified = any("unverified" in c for c in raw.get("calls", []))
-    feats: dict[int, list[tuple[float, dict]]] = defaultdict(list)
-    if not has_unverified:
-        cam = next(iter(load_calibration(ws.calibration_path).cameras))
-        with ObservationStore(ws.observations_path) as db:
-            for seat, t, f in db.window_features(cam=cam):
-                if "app_zone_vote" in f:
-                    feats[seat].append((t, f))
-    cells = verified = right = 0
-    for tc in truth_cells(truth):
-        i, rc = min(((i, c) for i, c in enumerate(calls) if c.candidate == tc["candidate"] and c.t_call is not None
-                     and abs(c.t_call - tc["t"]) <= CALL_TOLERANCE),
-                    key=lambda ic: abs(ic[1].t_call - tc["t"]), default=(None, None))
-        counted = {v.seat for v in rc.voters if v.counted} if rc else set()
-        for seat in tc["eligible"]:
-            cells += 1
-            if rc is None:
-                continue
-            if has_unverified:
-                ok = seat not in {int(u["seat"]) for u in raw["calls"][i].get("unverified", [])}
-            else:
-                t1 = (rc.t_thanks or rc.t_call) + 0.5
-                fr = [f for t, f in feats[seat] if rc.t_call <= t <= t1]
-                clear = [abs(2 * f["app_zone_vote"] - 1) >= 0.6 and f.get("far_zone", 0.0) <= 12.0 for f in fr]
-                ok = bool(clear) and sum(clear) >= 0.8 * len(clear)
-            if ok:
-                verified += 1
-                right += (seat in counted) == (seat in tc["counted"])
-    return cells, verified, right
-
-
 def fist_precision(game: Path) -> tuple[int, int]:
     """(fist tracks, fist tracks on a true vote +-0.5 s) in analysis/tracks.json."""
     ws = GameWorkspace(game)
@@ -198,17 +160,17 @@ def fist_precision(game: Path) -> tuple[int, int]:
 
 
 def score(game: Path) -> dict:
+    """B's row, from `mafvar eval`'s own figures (review.evaluate) and the fist tracks."""
     ev = evaluate(game)
-    cells, verified, right = verified_cells(game)
     fists, good = fist_precision(game)
     per_type = {t: s for t, s in ev["per_type"].items() if t != "protocol_audit"}
-    return {"recount_on_verified": round(right / verified, 4) if verified else None,
-            "cells": cells, "cells_verified": verified,
-            "false_incidents": sum(s["fp"] for s in per_type.values()),
+    return {"recount_on_verified": ev["recount_accuracy_verified"] if ev["recount_cells_verified"] else None,
+            "cells": ev["recount_cells"], "cells_verified": ev["recount_cells_verified"],
+            "false_incidents": ev["false_incidents"],
             "false_by_type": {t: s["fp"] for t, s in per_type.items() if s["fp"]},
             "recall": {t: (s["tp"], s["tp"] + s["fn"]) for t, s in per_type.items() if s["tp"] + s["fn"]},
             "fist_precision": round(good / fists, 4) if fists else None, "fist_tracks": fists,
-            "recount_accuracy": ev["recount_accuracy"]}
+            "recount_accuracy": ev["recount_accuracy"], "abstentions": ev["abstentions"]}
 
 
 def row(label: str, s: dict) -> str:
@@ -217,7 +179,7 @@ def row(label: str, s: dict) -> str:
     fp = "-" if s["fist_precision"] is None else f"{s['fist_precision']:.2%}"
     return (f"{label:<22} recount on verified {rv} | cells verified {s['cells_verified']}/{s['cells']} | "
             f"false incidents {s['false_incidents']} {s['false_by_type'] or ''} | vote-fist precision {fp} "
-            f"({s['fist_tracks']} fists) | recall: {rec}")
+            f"({s['fist_tracks']} fists) | abstained {s['abstentions']} | recall: {rec}")
 
 
 def main(argv=None) -> int:

@@ -9,7 +9,7 @@ from review.fouls import IncidentType as T
 from review.incidents import Incident, Phase
 from review.lessons import (LESSONS, Expectation, busy_spans, confident_lessons, from_answer, from_decision,
                             from_verification, span_times)
-from review.questions import FIST, MASK, candidates, pick, questions
+from review.questions import FIST, MASK, abstained_spans, candidates, pick, questions
 from review.recount_file import VoteCall, VoterRecord
 from review.store import FrameAnswerValue, FrameQuestion, Verdict, VoteVerdict
 from vision.appearance import committed_models
@@ -164,6 +164,24 @@ def test_questions_ask_the_unsure_and_the_unfamiliar_where_rules_need_them():
     assert asked[0].seat == 2 and "unlike" in asked[0].why      # the abstained view comes first
     again = questions(feats, INTERVALS, answered=[(20.3, 2, MASK)], n=6)
     assert {q.seat for q in again} == {1, 5}                    # an answered frame is not asked again
+
+
+def test_questions_ask_abstained_seats_first_even_when_the_window_is_sure_and_skip_unread_heads():
+    feats = [
+        (1, 20.0, {"app_head_mask_on": 0.52, "far_head": 3.0}),     # night, a coin toss
+        (3, 20.0, {"app_head_mask_on": 0.01, "far_head": 2.0}),     # night, sure "bare": misread all game
+        (5, 61.0, {"app_zone_vote": 0.99, "far_zone": 2.0}),        # a vote, sure, but its zone abstained
+        (7, 20.0, {"app_head_mask_on": 0.50, "far_head": 2.0}),     # a coin toss on a head too small to read
+    ]
+    assert {q.seat for q in candidates(feats, INTERVALS)} == {1, 7}
+    abstained = abstained_spans([
+        {"seat": 3, "window": "head", "t0": 10.0, "t1": 40.0, "reason": "the classifier misreads this seat"},
+        {"seat": 5, "window": "zone", "t0": 60.0, "t1": 63.0, "why": ["venue"]},
+        {"seat": 1, "window": "zone", "t0": 10.0, "t1": 40.0, "why": ["dark"]},     # another window
+    ])
+    asked = questions(feats, INTERVALS, n=6, abstained=abstained, unread_heads=[7])
+    assert [q.seat for q in asked][:2] in ([3, 5], [5, 3]) and {q.seat for q in asked} == {1, 3, 5}
+    assert "could not judge" in asked[0].why and "misreads" in next(q.why for q in asked if q.seat == 3)
 
 
 def test_pick_takes_one_question_per_seat_and_block():
