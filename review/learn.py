@@ -272,7 +272,7 @@ def learn(folder: str | Path, name: str, *, games: Sequence[str | Path] | None =
               "games": [d.name for d in dirs], "per_game": per_game,
               "examples": {"total": len(lessons), "per_window": counts, "per_source": sources},
               "provenance": _provenance(lessons), "skipped": skipped, "warnings": warnings,
-              "fit": fit, "seconds": {**timing, "wall": wall}}
+              "fit": fit, "seconds": {**timing, "wall": wall, "cpu": round(_cpu() - cpu0, 2)}}
     n = venues.add_version(root, name, models, report,
                            {"trained_on": {"venue": name, "games": [d.name for d in dirs]},
                             "held_out": {k: v.get("held_out") for k, v in fit.items()}})

@@ -42,6 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from review.evaluate import CALL_TOLERANCE, evaluate, true_incident_ids  # noqa: E402
 from review.incidents import load_incidents  # noqa: E402
+from review import venues  # noqa: E402
 from review.learn import learn  # noqa: E402
 from review.pipeline import analyze  # noqa: E402
 from review.questions import MASK, game_questions  # noqa: E402
@@ -190,6 +191,11 @@ def main(argv=None) -> int:
     ap.add_argument("--venue", default=None)
     ap.add_argument("--answers", type=int, default=24, help="frame questions the judge answers on A")
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--only-a", action="store_true",
+                    help="stop after learning from A (B may still be rendering); a later run with --reuse-model goes on")
+    ap.add_argument("--reuse-model", action="store_true",
+                    help="when the venue already has a current model (an earlier run), judge and learn nothing "
+                         "again: its training report gives the learn time")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     a_src, b_src = args.game_a.resolve(), args.game_b.resolve()
@@ -197,17 +203,28 @@ def main(argv=None) -> int:
     venue = args.venue or f"eval-{a_src.name}"
     say = lambda msg: print(msg, file=sys.stderr, flush=True)  # noqa: E731
     a = copy_game(a_src, work / a_src.name)
-    b0 = copy_game(b_src, work / f"{b_src.name}-committed")
-    b1 = copy_game(b_src, work / f"{b_src.name}-venue")
     say(f"games: A {a_src} (trains), B {b_src} (evaluates); work folder {work}; venue {venue}")
-    t0 = time.perf_counter()
-    analyze(a, workers=args.workers, venue=venue)
-    say(f"A analysed ({time.perf_counter() - t0:.0f} s)")
-    judged = play_judge(a, args.answers) if not (a / "review.db").exists() else {"kept": "review.db already there"}
-    say(f"judge on A: {judged}")
-    doc = learn(work, venue, games=[a], say=say)
+    rec = venues.read_venue(work, venue)
+    if args.reuse_model and rec is not None and rec.current:
+        report = json.loads((venues.version_dir(work, venue, rec.current) / venues.REPORT_FILE).read_text())
+        judged = {"kept": f"review.db of the run that learned v{rec.current}"}
+        doc = {"model_version": rec.current, "examples": report["examples"], "fit": report["fit"],
+               "seconds": report["seconds"]}
+        doc["seconds"].setdefault("cpu", float("nan"))
+        say(f"reusing venue {venue} v{rec.current} (learned {report['created_at']})")
+    else:
+        t0 = time.perf_counter()
+        analyze(a, workers=args.workers, venue=venue)
+        say(f"A analysed ({time.perf_counter() - t0:.0f} s)")
+        judged = play_judge(a, args.answers) if not (a / "review.db").exists() else {"kept": "review.db already there"}
+        say(f"judge on A: {judged}")
+        doc = learn(work, venue, games=[a], say=say)
     say(f"learned v{doc['model_version']} in {doc['seconds']['wall']:.1f} s wall, {doc['seconds']['cpu']:.1f} s CPU "
         f"from {doc['examples']['total']} seat windows {doc['examples']['per_source']}")
+    if args.only_a:
+        return 0
+    b0 = copy_game(b_src, work / f"{b_src.name}-committed")
+    b1 = copy_game(b_src, work / f"{b_src.name}-venue")
     for b, v in ((b0, None), (b1, venue)):
         t0 = time.perf_counter()
         analyze(b, workers=args.workers, venue=v)
