@@ -3,12 +3,10 @@ and what `mafvar analyze --venue` records."""
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
 from pathlib import Path
 
-import imageio_ffmpeg
 import pytest
+from test_review_pipeline import blank_video, workspace
 
 from mafvar.cli import main
 from review import venues
@@ -74,8 +72,7 @@ def test_bad_venue_names_are_refused(tmp_path, name):
 
 @pytest.fixture(scope="module")
 def game(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("games")
-    out = root / "synth"
+    out = tmp_path_factory.mktemp("games") / "synth"
     assert main(["synth", "--seed", "3", "--out", str(out), "--no-video"]) == 0
     return out
 
@@ -83,13 +80,9 @@ def game(tmp_path_factory) -> Path:
 @pytest.mark.slow
 def test_analyze_with_a_corrupt_venue_model_says_so_and_runs_the_committed_one(game, tmp_path, capsys):
     folder = tmp_path / "hall"
-    ws = folder / "g1"
-    ws.mkdir(parents=True)
-    for f in ("protocol.json", "calibration.json", "truth.json"):
-        shutil.copy(game / f, ws / f)
-    subprocess.run([imageio_ffmpeg.get_ffmpeg_exe(), "-v", "error", "-y", "-f", "lavfi", "-i",
-                    "testsrc2=size=1280x720:rate=25:duration=70", "-c:v", "libx264", "-preset", "ultrafast",
-                    "-g", "25", "-pix_fmt", "yuv420p", str(ws / "video.mp4")], check=True)
+    folder.mkdir()
+    ws = workspace(game, folder, "g1")
+    blank_video(ws / "video.mp4", 70)
     _version(folder)
     model = folder / "venues" / "hall-a" / "v1" / "model.json"
     model.write_bytes(model.read_bytes()[:-50])
