@@ -272,13 +272,31 @@ def truth_marks(truth: dict) -> list[dict]:
     out = []
     for night in truth["phases"]["nights"]:
         out.append({"what": "nightfall", "key": f"r{night['index']}.night", "t": night["nightfall"]})
+    passes: dict[int, int] = {}
     for rnd in truth["phases"]["votes"]:
+        day = rnd.get("day")
+        pass_index = passes.get(day, 0) if day is not None else 0
+        if day is not None and rnd.get("kind") in ("vote", "revote"):
+            passes[day] = pass_index + 1
         for call in rnd["calls"]:
             ev = call.get("event")
-            out.append({"what": "call", "event": ev, "t": call["call"]})
-            out.append({"what": "window_open", "event": ev, "t": call.get("call_end"), "call": call["call"]})
-            out.append({"what": "window_close", "event": ev, "t": call.get("thanks")})
+            key = _call_key(day, rnd.get("kind"), pass_index, call.get("candidate"))
+            out.append({"what": "call", "event": ev, "call_key": key, "t": call["call"]})
+            out.append({"what": "window_open", "event": ev, "call_key": key, "t": call.get("call_end"),
+                        "call": call["call"]})
+            out.append({"what": "window_close", "event": ev, "call_key": key, "t": call.get("thanks")})
     return out
+
+
+def _call_key(day: int | None, kind: str | None, pass_index: int, candidate: int | None) -> str | None:
+    """The timeline key of a truth vote call (engine.timeline): the same call in any
+    protocol of the game, whatever its event numbering (an imported platform record
+    has fewer events than the protocol the game was played from)."""
+    if day is None:
+        return None
+    if kind in ("vote", "revote") and candidate is not None:
+        return f"r{day - 1}.vote.p{pass_index}.c{candidate}"
+    return f"r{day - 1}.raise" if kind == "raise" else None
 
 
 def _placed_time(mark: dict, iv: dict) -> float | None:
@@ -293,14 +311,22 @@ def _placed_time(mark: dict, iv: dict) -> float | None:
 def alignment_score(truth: dict, intervals: list[dict], tolerance: float = ALIGN_TOLERANCE) -> dict:
     """Per truth nightfall, vote call and window edge: the placed time's absolute error.
 
-    Nights are found by key (r<index>.night), vote calls by their protocol event
-    index (the interval's `event`). A mark with no placed time is a miss."""
+    Nights are found by key (r<index>.night), vote calls by their timeline key
+    (r<day-1>.vote.p<pass>.c<candidate>, r<day-1>.raise), or by their protocol event
+    index (the interval's `event`) in a truth without days. A mark with no placed
+    time is a miss."""
     nights = {iv["key"]: iv for iv in intervals if iv.get("kind") == "night"}
-    calls = {iv["event"]: iv for iv in intervals
-             if iv.get("kind") in ("vote_call", "raise_vote") and iv.get("event") is not None}
+    voting = [iv for iv in intervals if iv.get("kind") in ("vote_call", "raise_vote")]
+    calls = {iv["event"]: iv for iv in voting if iv.get("event") is not None}
+    by_key = {iv["key"]: iv for iv in voting}
     rows = []
     for m in truth_marks(truth):
-        iv = nights.get(m["key"]) if m["what"] == "nightfall" else calls.get(m["event"])
+        if m["what"] == "nightfall":
+            iv = nights.get(m["key"])
+        else:
+            # by the call's timeline key where the truth gives it: the analysed protocol's
+            # event numbers are the truth's only when it is the protocol the game was played from
+            iv = by_key.get(m["call_key"]) if m.get("call_key") in by_key else calls.get(m["event"])
         want = m["t"]
         if m["what"] == "window_open" and iv is not None:
             rule = (iv.get("details") or {}).get("window_opens_rule", "call_end")

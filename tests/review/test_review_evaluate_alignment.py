@@ -198,3 +198,26 @@ def test_a_count_a_void_vote_made_wrong_is_expected_as_a_miscount_but_not_as_an_
                  {"round": 4, "kind": "raise", "calls": [call(90.0, 0, 3, 5)]}]}}
     got = implied_miscounts(truth)
     assert [(g["t0"], g["t1"], g["details"]["changes_exit"]) for g in got] == [(10.0, 16.5, False)]
+
+
+def test_alignment_score_finds_the_calls_of_a_record_numbered_otherwise_by_their_key():
+    # an imported platform record has fewer events than the protocol the game was
+    # played from: its calls carry other event numbers, and are found by their key
+    truth = _truth()
+    placed = _placed_from_truth(truth)
+    passes: dict[int, int] = {}
+    calls = [iv for iv in placed if iv["kind"] == "vote_call"]
+    i = 0
+    for rnd in truth["phases"]["votes"]:
+        p = passes.get(rnd["day"], 0)
+        passes[rnd["day"]] = p + 1
+        for c in rnd["calls"]:
+            calls[i]["key"] = f"r{rnd['day'] - 1}.vote.p{p}.c{c['candidate']}"
+            calls[i]["event"] -= 3
+            i += 1
+    s = alignment_score(truth, placed)
+    assert s["within"] == s["marks"] and not s["misses"]
+    # the same intervals with their calls' order swapped within the first vote are misplaced
+    calls[0]["key"], calls[1]["key"] = calls[1]["key"], calls[0]["key"]
+    swapped = alignment_score(truth, placed)
+    assert len(swapped["misses"]) == 6
