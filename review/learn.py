@@ -35,7 +35,8 @@ from vision.window_samples import window_descriptors
 from . import venues
 from .audit import AuditError, find_games
 from .incidents import IncidentFormatError, load_incidents
-from .lessons import Lesson, busy_spans, confident_lessons, from_answer, from_decision, from_verification
+from .lessons import (UNJUDGED, Lesson, busy_spans, confident_lessons, from_answer, from_decision,
+                      from_verification)
 from .recount_file import RecountFormatError, load_recount
 from .venues import VenueError, read_json
 from .workspace import GameWorkspace, WorkspaceError, is_game_dir
@@ -128,11 +129,19 @@ def game_lessons(game_dir: Path, *, confident: bool = True) -> GameLessons:
         with ObservationStore(ws.observations_path) as db:
             feats = list(db.window_features(cam=cam))
         out.lessons.extend(confident_lessons(feats, doc.get("intervals", []),
-                                             busy_spans(incidents.incidents, out.lessons)))
+                                             busy_spans(incidents.incidents, out.lessons),
+                                             misread=misread_windows(incidents.abstentions)))
     game = ws.root.name
     out.lessons = [Lesson(ls.t, ls.seat, ls.window, ls.label, ls.negative, ls.source, ls.ref, ls.reviewer, game)
                    for ls in out.lessons]
     return out
+
+
+def misread_windows(abstentions) -> set[tuple[int, str]]:
+    """(seat, window) pairs the analysis did not believe all game because the window
+    contradicted the baseline (review.view: implausible, or the venue misread)."""
+    return {(int(a["seat"]), str(a["window"])) for a in abstentions
+            if {"implausible", "venue"} & set(a.get("why", ()))}
 
 
 def describe_lessons(gl: GameLessons) -> tuple[list[Lesson], list[np.ndarray], list[str]]:
@@ -219,7 +228,7 @@ def learn(folder: str | Path, name: str, *, games: Sequence[str | Path] | None =
         xs.extend(found)
         per_game[g.name] = {"judged": gl.judged, "confident": len(gl.lessons) - gl.judged, "read": len(kept)}
         timing[f"read:{g.name}"] = round(time.perf_counter() - t0, 2)
-    if not any(ls.source != "confident" for ls in lessons):
+    if not any(ls.source not in UNJUDGED for ls in lessons):
         raise LearnError(f"nothing to learn for venue {name}: no decided incident, verified vote cell or "
                          f"answered frame in {', '.join(d.name for d in dirs)}")
     t0 = time.perf_counter()
@@ -233,7 +242,7 @@ def learn(folder: str | Path, name: str, *, games: Sequence[str | Path] | None =
         held = [(ls, x) for ls, x in rows if _held_out(ls)]
         ex_all = _examples(base[kind], [r[0] for r in rows], [r[1] for r in rows])
         rx, ry = replay.x.get(kind, np.zeros((0, len(base[kind].mean)), np.float32)), replay.y.get(kind, np.zeros(0, str))
-        info: dict[str, Any] = {"examples": len(ex_all), "judged": sum(1 for ls, _ in rows if ls.source != "confident"),
+        info: dict[str, Any] = {"examples": len(ex_all), "judged": sum(1 for ls, _ in rows if ls.source not in UNJUDGED),
                                 "replay": int(len(ry)), "agreement_before": _r(agreement(base[kind], ex_all)),
                                 "replay_accuracy_before": _replay_accuracy(base[kind], rx, ry)}
         if len(ex_all) < MIN_EXAMPLES:
@@ -297,7 +306,7 @@ def _provenance(lessons: Sequence[Lesson]) -> list[dict[str, Any]]:
     """Per game and human act (decision, verification, answer): who, and how many windows it labelled."""
     acts: dict[tuple[str, str, str], dict[str, Any]] = {}
     for ls in lessons:
-        if ls.source == "confident":
+        if ls.source in UNJUDGED:
             continue
         key = (ls.game, ls.source, ls.ref)
         entry = acts.setdefault(key, {"game": ls.game, "source": ls.source, "id": int(ls.ref),

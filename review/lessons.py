@@ -40,7 +40,10 @@ from .incidents import Incident
 HEAD, ZONE, BODY = "head", "zone", "body"
 
 # Relative weight of each source (vision.training.venue_fit rescales the venue's total)
-WEIGHT = MappingProxyType({"decision": 4.0, "verification": 2.0, "answer": 4.0, "confident": 1.0})
+WEIGHT = MappingProxyType({"decision": 4.0, "verification": 2.0, "answer": 4.0, "confident": 1.0,
+                           "baseline": 1.0})
+# the sources no person named (the analysis's own sure frames, the baseline of a misread window)
+UNJUDGED = frozenset({"confident", "baseline"})
 FRAMES_PER_SPAN = 3     # frames taken inside one labelled span
 CONFIDENT = 0.95        # a window's probability for an unremarkable frame to count as its everyday look
 CLEAR_OF = 2.0          # seconds an unremarkable frame keeps from any incident or lesson of its seat
@@ -259,19 +262,30 @@ class Expectation:
 
 def confident_lessons(features: Iterable[tuple[int, float, Mapping[str, float]]], intervals: Sequence[Mapping],
                       busy: Mapping[int, Sequence[tuple[float, float]]], per_class: int = 40,
-                      times_per_class: int = 6, seed: int = 0) -> list[Lesson]:
+                      times_per_class: int = 6, seed: int = 0,
+                      misread: Iterable[tuple[int, str]] = ()) -> list[Lesson]:
     """Seat windows the analysis was sure of (p >= CONFIDENT) in the state the
     timeline expects, away (CLEAR_OF) from the seat's incidents and lessons (`busy`:
     seat -> spans): the venue's everyday look. Few frame times (each is a
-    seek), at most `per_class` windows per window class."""
+    seek), at most `per_class` windows per window class.
+
+    `misread`: the (seat, window) pairs the analysis did not believe because the
+    window read the seat against the game's baseline all game (review.view
+    `implausible`, `misread_venue`). There the window is confidently wrong, so
+    its confidence says nothing: the seat's baseline frames of a game the judges
+    reviewed are taken as the timeline expects them, sure or not (source
+    "baseline"), which is exactly what the view check will hold the venue model to."""
     exp = Expectation.of(intervals)
-    by_class: dict[tuple[str, str], list[tuple[float, int]]] = {}
+    wrong = set(misread)
+    by_class: dict[tuple[str, str, str], list[tuple[float, int]]] = {}
     for seat, t, f in features:
         if any(a - CLEAR_OF <= t <= b + CLEAR_OF for a, b in busy.get(seat, ())):
             continue
         for window, want in exp.expected(seat, t).items():
-            if f.get(f"app_{window}_{want}", 0.0) >= CONFIDENT:
-                by_class.setdefault((window, want), []).append((round(float(t), 3), seat))
+            if (seat, window) in wrong and f"app_{window}_{want}" in f:
+                by_class.setdefault((window, want, "baseline"), []).append((round(float(t), 3), seat))
+            elif f.get(f"app_{window}_{want}", 0.0) >= CONFIDENT:
+                by_class.setdefault((window, want, "confident"), []).append((round(float(t), 3), seat))
     rng = np.random.default_rng(seed)
     times: set[float] = set()
     for key in sorted(by_class):
@@ -280,11 +294,11 @@ def confident_lessons(features: Iterable[tuple[int, float, Mapping[str, float]]]
             ts = [ts[int(i)] for i in np.linspace(0, len(ts) - 1, times_per_class)]
         times.update(ts)
     out: list[Lesson] = []
-    for (window, want), items in sorted(by_class.items()):
+    for (window, want, source), items in sorted(by_class.items()):
         pick = [it for it in items if it[0] in times]
         if len(pick) > per_class:
             pick = [pick[int(i)] for i in sorted(rng.choice(len(pick), per_class, replace=False))]
-        out.extend(Lesson(t, seat, window, want, False, "confident", "", None) for t, seat in pick)
+        out.extend(Lesson(t, seat, window, want, False, source, "", None) for t, seat in pick)
     return out
 
 
@@ -301,5 +315,5 @@ def busy_spans(incidents: Iterable[Incident], lessons: Iterable[Lesson]) -> dict
     return out
 
 
-__all__ = ["Lesson", "Teaching", "LESSONS", "WEIGHT", "span_times", "from_decision", "from_verification",
+__all__ = ["Lesson", "Teaching", "LESSONS", "WEIGHT", "UNJUDGED", "span_times", "from_decision", "from_verification",
            "from_answer", "Expectation", "confident_lessons", "busy_spans", "HEAD", "ZONE", "BODY"]

@@ -148,6 +148,27 @@ def test_confident_frames_are_sure_expected_and_clear_of_incidents():
     assert all(ls.source == "confident" and not ls.negative for ls in got)
 
 
+def test_a_misread_window_learns_its_baseline_frames_sure_or_not_and_only_there():
+    # seat 4's zone window read "a vote" outside every call all game (review.view abstained
+    # it as implausible): its baseline frames are "no vote" whatever it said; seat 5's zone,
+    # as unsure but believed, gives nothing; nor does seat 4 in the vote call or near its incident
+    feats = [_features(4, t, 0.99, zone_none=0.05) for t in (15.0, 20.0, 50.0, 61.0, 75.0)]
+    feats += [_features(5, t, 0.99, zone_none=0.05) for t in (15.0, 20.0, 50.0)]
+    busy = busy_spans([_inc(T.TOUCH_DAY, seats=(4,), t0=74.0, t1=76.0)], [])
+    got = confident_lessons(feats, INTERVALS, busy, misread=[(4, "zone")])
+    zone = {(ls.seat, ls.t, ls.label, ls.source) for ls in got if ls.window == "zone"}
+    assert zone == {(4, 15.0, "none", "baseline"), (4, 20.0, "none", "baseline"), (4, 50.0, "none", "baseline")}
+    assert {ls.source for ls in got if ls.window != "zone"} == {"confident"}    # its sure head and body
+    assert all(ls.window != "zone" for ls in confident_lessons(feats, INTERVALS, busy))    # not misread: nothing
+
+
+def test_misread_windows_are_the_implausible_and_the_venue_abstentions():
+    from review.learn import misread_windows
+    assert misread_windows([{"seat": 4, "window": "zone", "why": ["unread", "implausible"]},
+                            {"seat": 5, "window": "body", "why": ["venue"]},
+                            {"seat": 6, "window": "head", "why": ["dark", "unread"]}]) == {(4, "zone"), (5, "body")}
+
+
 def test_questions_ask_the_unsure_and_the_unfamiliar_where_rules_need_them():
     feats = [
         (1, 20.0, {"app_head_mask_on": 0.52, "far_head": 3.0}),     # night, a coin toss
