@@ -76,7 +76,12 @@ def truth_cells(truth: dict) -> list[dict]:
     """Per truth vote call: time, candidate, eligible voters and the seats whose vote counts (defaults included)."""
     calls = []
     votes = truth.get("votes", [])
+    passes: dict[int, int] = {}
     for rid, rnd in enumerate(truth["phases"]["votes"]):
+        day = rnd.get("day")
+        pass_index = passes.get(day, 0) if day is not None else 0
+        if day is not None and rnd.get("kind") in ("vote", "revote"):
+            passes[day] = pass_index + 1
         if rnd.get("kind") == "raise":
             continue
         counted_any: set[int] = set()
@@ -85,7 +90,8 @@ def truth_cells(truth: dict) -> list[dict]:
             seats = {v["seat"] for v in votes if v["round"] == rid and v["call"] == ci and v["counts"]}
             counted_any |= seats
             per_call.append({"t": call["call"], "candidate": call["candidate"], "eligible": rnd["eligible"],
-                             "counted": seats, "true_count": call.get("true_count")})
+                             "counted": seats, "true_count": call.get("true_count"),
+                             "call_id": None if day is None else (day - 1, pass_index + 1, call["candidate"])})
         if per_call:
             per_call[-1]["counted"] = per_call[-1]["counted"] | (set(rnd["eligible"]) - counted_any)
         calls.extend(per_call)
@@ -140,6 +146,10 @@ def recount_cells(truth: dict, recount_calls) -> CellScore:
     for tc in truth_cells(truth):
         rc = min((c for c in recount_calls if c.candidate == tc["candidate"] and c.t_call is not None
                   and abs(c.t_call - tc["t"]) <= CALL_TOLERANCE), key=lambda c: abs(c.t_call - tc["t"]), default=None)
+        if rc is None:
+            # the same call placed elsewhere (its key): its cells are the analysis's verdict
+            # where it judged them (a wrong one), open where it left them open
+            rc = next((c for c in recount_calls if (c.round, c.pass_, c.candidate) == tc["call_id"]), None)
         counted = {v.seat for v in rc.voters if v.counted} if rc else set()
         open_ = rc.unverified_seats if rc else frozenset()
         if rc is None and any(c.candidate == tc["candidate"] and c.t_call is None for c in recount_calls):

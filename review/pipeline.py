@@ -22,21 +22,21 @@ from typing import Callable, Mapping, Sequence
 
 from engine.protocol import Protocol, ProtocolError, load_protocol
 from engine.replay import Replay, replay
-from engine.timeline import Interval, build_timeline, timeline_to_json
+from engine.timeline import Interval, Kind, build_timeline, timeline_to_json
 from vision.calibration import Calibration
 from vision.store import ObservationStore
 from vision.tracks import FrameState, Observed, Track, build_tracks
 from vision.video import VideoError, VideoInfo, probe
 
-from .align import Mark, align, audio_marks, check_marks, speech_marks, video_marks
+from .align import Mark, align, audio_marks, check_marks, music_marks, speech_marks, video_marks
 from .atomic_write import write_json_atomic
 from .calibration_verdict import workspace_verdict
 from .checks import CheckContext, run_checks
 from .incidents import save_incidents
 from .plan import coarse_schedule, plan_schedule, schedule_seconds
 from .progress import UNIT_COSTS, ProgressReport, RunProgress
-from .record_fit import FILE as RECORD_FIT_FILE, measure_fit
-from .recount import CallRecount, Placement, recount
+from .record_fit import FILE as RECORD_FIT_FILE, RecordFit, measure_fit
+from .recount import NOT_PLACED, RECORD_NOT_FIT, CallRecount, Placement, recount, with_open_calls
 from .venues import ModelChoice, VenueError, choose, of_game, read_json
 from .view import Abstention, abstentions, unseen_cells, withhold
 from .workspace import GameWorkspace, WorkspaceError
@@ -365,11 +365,15 @@ def _align_step(game, obs_path: Path, anchors, has_times: bool, stats: Stats,
     marks: list[Mark] = video_marks(tracks) + check_marks(tracks, roles)
     if game.info.has_audio:
         try:
-            from vision.audio import read_audio, speech_segments
+            from vision.audio import music_intervals, read_audio, speech_segments
             a, b = span if span is not None else (0.0, None)
             audio = read_audio(str(game.video), rate=16000, t0=a, t1=b)
             marks += audio_marks(audio)
             marks += speech_marks(speech_segments(audio))
+            if not has_times:
+                # the protocol's clock places the nights of a timed record; night music is
+                # for the untimed one (measured there: scripts/eval_alignment_sound.py)
+                marks += music_marks(music_intervals(audio))
         except Exception as exc:  # a broken audio track must not stop the review
             stats.warnings.append(f"{game.video.name}: audio unreadable, aligning from the picture only ({exc})")
     marks.sort(key=lambda m: m.t)
@@ -495,6 +499,15 @@ def realign(game_dir: str | Path, anchors: Mapping[str, float] | None = None,
     return _after_align(game, tracks, frames, alignment, marks, has_times, stats, only, fp_cal, say)
 
 
+def _reopened_calls(fit: RecordFit, intervals: Sequence[Interval]) -> list[str]:
+    """The vote calls whose cells the record fit leaves open: every call of a record
+    that does not fit the recording. (A call of a fitting record whose fists disagree
+    with its ballots stays counted: that disagreement may be the miscount itself.)"""
+    if fit.fits:
+        return []
+    return [iv.key for iv in intervals if iv.kind in (Kind.VOTE_CALL, Kind.RAISE_VOTE)]
+
+
 def _after_align(game: Game, tracks, frames, alignment, marks, has_times: bool, stats: Stats,
                  only: Sequence[str] | None, fp_cal: str, say,
                  tracker: RunProgress | None = None) -> Stats:
@@ -519,8 +532,11 @@ def _after_align(game: Game, tracks, frames, alignment, marks, has_times: bool, 
     # ---- recount
     say("recount", 0.0, "every vote call")
     t0 = time.perf_counter()
-    recounts = recount(alignment.intervals, placements, game.replay.profile,
-                       unseen_cells(alignment.intervals, unseen))
+    # a call the alignment doubted was placed between its neighbours: a fist near that
+    # guess says nothing of the call, so its cells are open, not recounted
+    open_cells = with_open_calls(alignment.intervals, unseen_cells(alignment.intervals, unseen),
+                                 doubted_calls(alignment), NOT_PLACED)
+    recounts = recount(alignment.intervals, placements, game.replay.profile, open_cells)
     if only:
         # the other calls were not looked at: recounting them would read "no fists"
         recounts = [rc for rc in recounts if _selected(rc.key, only)]
@@ -528,6 +544,15 @@ def _after_align(game: Game, tracks, frames, alignment, marks, has_times: bool, 
     ws.mark_done("recount", {"calls": len(recounts)})
     stats.wall["recount"] = time.perf_counter() - t0
     fit = measure_fit(game.protocol, alignment, recounts, only, game.info.duration)
+    reopened = _reopened_calls(fit, alignment.intervals)
+    if reopened:
+        # where the record does not fit the recording, the fists seen are not its
+        # ballots: every cell is open, not counted (nor a miscount raised from it)
+        recounts = recount(alignment.intervals, placements, game.replay.profile,
+                           with_open_calls(alignment.intervals, open_cells, reopened, RECORD_NOT_FIT))
+        if only:
+            recounts = [rc for rc in recounts if _selected(rc.key, only)]
+        write_recount(ws, recounts)
 
     # ---- checks
     say("checks", 0.0, "rule checks")
@@ -670,6 +695,13 @@ def with_placement(incidents, alignment, untimed_keys: set[str]):
 
 # how far a placement may be off, by what placed it (seconds either side; review/plan.py)
 PLACEMENT_SLACK = {"interpolated": 6.0, "video": 1.5}
+
+
+def doubted_calls(alignment) -> list[str]:
+    """The vote calls the alignment doubted (review.align.doubtful) and placed only
+    between their neighbours."""
+    return [p.interval.key for p in alignment.placements
+            if p.anchored_by == "interpolated" and f"vote_call:{p.interval.key}" in alignment.doubts]
 
 
 def placement_slack(alignment) -> dict[str, float]:

@@ -247,6 +247,7 @@ def recount(intervals: list[Interval], placements: Mapping[int, list[Placement]]
 
 
 NOT_PLACED = "call_not_placed"
+RECORD_NOT_FIT = "record_does_not_fit"
 
 
 def _with_unplaced(calls: list[Interval], unseen: Mapping[str, Mapping[int, tuple[str, ...]]]
@@ -255,13 +256,19 @@ def _with_unplaced(calls: list[Interval], unseen: Mapping[str, Mapping[int, tupl
     video: no fist can be assigned to it, so its cells (and, as for any blind
     call, the seat's later ones) are open, not "no vote" (a last candidate
     would otherwise get every seat by default and a miscount with it)."""
-    missing = [c for c in calls if c.t0 is None]
-    if not missing:
+    return with_open_calls(calls, unseen, {c.key for c in calls if c.t0 is None}, NOT_PLACED)
+
+
+def with_open_calls(intervals: Iterable[Interval], unseen: Mapping[str, Mapping[int, tuple[str, ...]]],
+                    keys: Iterable[str], reason: str) -> Mapping[str, Mapping[int, tuple[str, ...]]]:
+    """`unseen` with every eligible cell of the vote calls `keys` open for `reason`."""
+    wanted = set(keys)
+    calls = [iv for iv in intervals if iv.key in wanted and iv.kind in (Kind.VOTE_CALL, Kind.RAISE_VOTE)]
+    if not calls:
         return unseen
-    eligible = list(calls[0].details["eligible"])
     out = {k: dict(v) for k, v in unseen.items()}
-    for c in missing:
-        out[c.key] = {s: (NOT_PLACED,) for s in eligible}
+    for c in calls:
+        out[c.key] = {s: (reason,) for s in c.details["eligible"]}
     return out
 
 

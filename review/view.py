@@ -28,6 +28,7 @@ from vision.view_quality import WHY_TEXT, Blind, WindowView
 
 from .fouls import AWAKE_PERMITS, FOUL_OF, FOULS, IncidentType
 from .incidents import Incident, Source
+from .record_fit import nights_without_calls
 
 
 def window_of(state: Observed) -> str:
@@ -220,12 +221,18 @@ def _spans(intervals: Sequence[Interval], seat: int) -> tuple[list[tuple[float, 
     """(day spans, night spans after masking, spans to leave out) of one seat."""
     day, night, out = [], [], []
     masking = {iv.round: iv.t1 for iv in intervals if iv.kind is Kind.MASKING and iv.timed}
+    # a night the record gives without its calls (a platform record) has the mafia
+    # shooting and the checkers awake somewhere in it: no baseline (measured: the
+    # sample's mafiaratings record made the three shooters' body windows "misread")
+    uncalled = nights_without_calls(intervals)
     for iv in intervals:
         if not iv.timed or seat not in iv.in_game:
             continue
         assert iv.t0 is not None and iv.t1 is not None
         if iv.kind is Kind.DAY:
             day.append((iv.t0, iv.t1))
+        elif iv.kind is Kind.NIGHT and iv.round in uncalled:
+            out.append((iv.t0, iv.t1))
         elif iv.kind is Kind.NIGHT:
             start = masking.get(iv.round)
             night.append((max(iv.t0, start) if start is not None else iv.t0, iv.t1))

@@ -13,10 +13,18 @@ from vision.view_quality import Blind, WindowView
 ROLES = {2: "maf", 4: "maf", 8: "don", 3: "sheriff"}
 
 
-def game(announced=(5, 4)) -> Protocol:
-    """N0, day 1; night 1 (20-50 s) kills 10; day 2 votes on 5 (60-62.5 s) then 7 (64-66.5 s)."""
+def game(announced=(5, 4), called=True) -> Protocol:
+    """N0, day 1; night 1 (20-50 s) kills 10; day 2 votes on 5 (60-62.5 s) then 7 (64-66.5 s).
+    `called`: the judge's calls at night (the mafia's wake, each seat called at the
+    shooting), which a platform record lacks."""
     seats = [{"seat": s, "role": ROLES.get(s, "civ")} for s in range(1, 11)]
-    ev = [{"type": "nightfall", "t": 0.0}, {"type": "morning", "t": 10.0}, {"type": "nightfall", "t": 20.0}]
+    ev = [{"type": "nightfall", "t": 0.0}]
+    if called:
+        ev += [{"type": "mafia_wake", "t": 3.0, "t_end": 6.0}]
+    ev += [{"type": "morning", "t": 10.0}, {"type": "nightfall", "t": 20.0}]
+    if called:
+        ev += [{"type": "shooting_call", "seat": s, "t": 28.0 + 0.5 * s} for s in range(1, 10)]
+        ev += [{"type": "shooting_call", "seat": 10, "t": 33.0}]
     ev += [{"type": "shot", "by": s, "target": 10, "t": 33.0} for s in (2, 4, 8)]
     ev += [{"type": "morning", "t": 50.0},
            {"type": "nominate", "by": 1, "target": 5, "t": 55.0},
@@ -225,3 +233,23 @@ def test_a_window_that_misreads_several_seats_is_not_believed_on_any_seat_of_the
         assert all(("venue" in a.why) == (a.seat not in misread) for a in found)
         kept, _ = withhold(run_checks(CheckContext(p, rep, tl, stands), recount(tl, HONEST, rep.profile)), found)
         assert [i.seats for i in kept if i.type.value == "stand_up"] == ([(9,)] if believed else [])
+
+
+def test_a_night_the_record_gives_without_calls_is_no_baseline():
+    # a platform record has no wakes and no seat called at the shooting: the mafia
+    # (2, 4, 8) raising their hands somewhere in night 1 is not a misreading of their
+    # body window
+    p = game(called=False)
+    rep = replay(p)
+    tl = build_timeline(p, rep)
+    v = game_long_views(lambda seat, i, night: "mask_on" if night else "mask_off",
+                        lambda seat, i, night: ("raised" if seat in (2, 4, 8) else "night") if night else "rest")
+    assert abstentions(tl, v) == []
+    # with the calls, the same night is a baseline: seat 3 (the sheriff, not awake by
+    # right in this game) read raised all night is misread
+    p = game(called=True)
+    rep = replay(p)
+    tl = build_timeline(p, rep)
+    v = game_long_views(lambda seat, i, night: "mask_on" if night else "mask_off",
+                        lambda seat, i, night: ("raised" if seat == 3 else "night") if night else "rest")
+    assert {(a.seat, a.window) for a in abstentions(tl, v)} == {(3, "body")}
