@@ -413,7 +413,7 @@ def _first_run_upload(tmp_path: Path) -> tuple[Path, Path]:
     from mafvar.cli import main as cli
     upload = tmp_path / "upload"
     upload.mkdir()
-    record = upload / "mafiaratings-game.json"
+    record = upload / "game-4711.json"
     assert cli(["protocol", "export", "--to", "mafiaratings", "-o", str(record), str(SAMPLE / "protocol.json")]) == 0
     assert "\"t\"" not in record.read_text(), "a platform record carries no event times"
     video = upload / "table-camera.mp4"
@@ -448,7 +448,7 @@ def test_first_run_from_an_upload_to_a_recorded_decision(browser, tmp_path):
         page.get_by_text("table-camera.mp4").first.wait_for()
         page.wait_for_timeout(500)
         page.locator("[data-testid='stFileUploaderDropzoneInput']").nth(1).set_input_files(str(record))
-        page.get_by_text("mafiaratings-game.json").first.wait_for()
+        page.get_by_text("game-4711.json").first.wait_for()
         click_main(page, "Create game")
         wait_text(page, "Next: propose the seats from the recording")
         assert_clean(page, "created")
