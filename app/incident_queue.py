@@ -43,6 +43,7 @@ def one_line(inc: Incident) -> str:
 
 
 PLACED_BY = {"speech": "the judge's spoken call", "audio": "the judge's call tone", "video": "the picture alone",
+             "music": "the night music starting or stopping",
              "interpolated": "the order of events only", "protocol": "the protocol's clock",
              "manual": "a manual anchor"}
 

@@ -24,7 +24,7 @@ class PhaseSpan:
     t1: float
     seats: tuple[int, ...] = ()
     key: str = ""              # the timeline key (r2.night, r1.vote.p0.c10), when known
-    anchored_by: str = ""      # how the analysis placed it: manual, audio, speech, video, protocol, interpolated
+    anchored_by: str = ""      # how the analysis placed it: manual, audio, speech, music, video, protocol, interpolated
     confidence: float | None = None
 
 

@@ -7,12 +7,15 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 import streamlit as st
 
 from app.game import GameLoadError, LoadedGame, load_game
 from app.identity import Reviewer, reviewer_from
+
+if TYPE_CHECKING:
+    from review.store import ReviewStore
 
 GAME_KEY = "game_dir"
 INCIDENT_KEY = "incident_id"
@@ -158,7 +161,7 @@ def authorise_export(game_dir: Path, who: Reviewer) -> None:
 
 
 @contextmanager
-def store(game: LoadedGame, *, create: bool = False) -> Iterator[object | None]:
+def store(game: LoadedGame, *, create: bool = False) -> Iterator[ReviewStore | None]:
     """The game's ReviewStore, or None if it has no review.db yet and `create` is False.
 
     Reading never creates review.db; the first write does.

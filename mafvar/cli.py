@@ -26,11 +26,11 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 from mafvar.commands import (  # noqa: E402
-    analysis, audit, calibrate, hands, protocol, report, review_app, roles, stills, store, synth)
+    analysis, audit, calibrate, hands, learn, protocol, report, review_app, roles, stills, store, synth)
 from mafvar.errors import UserError  # noqa: E402
 
 # Order is the order shown in `mafvar --help`.
-COMMANDS = (protocol, hands, stills, synth, calibrate, report, analysis, audit, review_app, store, roles)
+COMMANDS = (protocol, hands, stills, synth, calibrate, report, analysis, audit, learn, review_app, store, roles)
 
 
 class _Parser(argparse.ArgumentParser):

@@ -16,13 +16,16 @@ their neighbours and get a lower confidence.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
 from typing import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
 from engine.timeline import Interval, Kind
 from vision.tracks import Observed, Track
+
+from .vote_runs import RunShape, assign_runs, vote_runs
 
 # Keys in Interval.details that hold protocol-clock times.
 TIME_DETAILS = ("window_open", "window_close", "t_call_end", "t_call2", "t_thanks")
@@ -95,6 +98,9 @@ class Alignment:
     clock: Clock | None
     matched: Mapping[str, Mark]  # expected key (kind:key) -> mark
     unmatched_expected: tuple[str, ...]
+    # "kind:key" -> why the utterance first taken for that call was not trusted (the call
+    # was then placed between its neighbours, and is listed for an anchor)
+    doubts: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def intervals(self) -> list[Interval]:
@@ -112,6 +118,7 @@ class Alignment:
                 "matched": {k: {"t": m.t, "source": m.source, "confidence": m.confidence}
                             for k, m in self.matched.items()},
                 "unmatched": list(self.unmatched_expected),
+                "doubted": [{"mark": k, "why": w} for k, w in self.doubts.items()],
                 "intervals": [{**p.interval.to_dict(), "confidence": round(p.confidence, 3),
                                "anchored_by": p.anchored_by} for p in self.placements],
                 "needs_anchor": self.needs_anchor}
@@ -247,6 +254,20 @@ def video_marks(tracks: Iterable[Track], seats: int = 10) -> list[Mark]:
     return sorted(out, key=lambda m: m.t)
 
 
+def music_marks(intervals: Sequence[tuple[float, float]]) -> list[Mark]:
+    """A club's night music (vision.audio.music_intervals): it starts when the night falls
+    and stops at the morning. Only where the judge plays it; its edges are a fade away
+    from the call, so an utterance near them places the call (`_refine_with_speech`)."""
+    out = []
+    for t0, t1 in intervals:
+        out.append(Mark("nightfall", round(t0, 3), MUSIC_CONFIDENCE, "music"))
+        out.append(Mark("morning", round(t1, 3), MUSIC_CONFIDENCE, "music"))
+    return out
+
+
+MUSIC_CONFIDENCE = 0.8
+
+
 # ------------------------------------------------------------------ speech: utterances, whoever says them
 
 # What the judge says aloud at an expected mark (docs/synth.md "Sound"; every rulebook
@@ -362,12 +383,14 @@ UTTERANCE_SECONDS = {"thanks": (0.1, 0.9), "shooting_call": (0.1, 1.2), "vote_ca
 
 def ordered_match(expected: Sequence[Expected], marks: Sequence[Mark],
                   predicted: Callable[[Expected], float | None] | None = None,
-                  tolerance: float | Callable[[Expected], float] = 3.0) -> dict[int, Mark]:
+                  tolerance: float | Callable[[Expected], float] = 3.0,
+                  earliest: Callable[[Expected], float] | None = None) -> dict[int, Mark]:
     """Monotone matching of expected marks to observed ones (same kind; an utterance,
     kind "speech", fits any spoken call).
 
     Maximises the summed confidence (minus a distance penalty when a predicted
-    time exists); both sequences keep their order. O(n·m) dynamic programming."""
+    time exists); both sequences keep their order; a mark before `earliest(e)`
+    cannot be e's. O(n·m) dynamic programming."""
     tol_of = tolerance if callable(tolerance) else (lambda e: float(tolerance))
     n, m = len(expected), len(marks)
     score = np.zeros((n + 1, m + 1))
@@ -378,7 +401,7 @@ def ordered_match(expected: Sequence[Expected], marks: Sequence[Mark],
             if score[i, j - 1] > best:
                 best, how = score[i, j - 1], 1
             e, mk = expected[i - 1], marks[j - 1]
-            if _kinds_fit(e, mk):
+            if _kinds_fit(e, mk) and (earliest is None or mk.t >= earliest(e)):
                 gain = mk.confidence
                 if mk.n is not None and e.hands is not None:
                     # as many fists as the protocol has votes: likelier this call's
@@ -393,6 +416,9 @@ def ordered_match(expected: Sequence[Expected], marks: Sequence[Mark],
                         # an utterance is where the call was said: how far the rough
                         # prediction was matters less than keeping every call matched
                         gain = gain * (1.0 - (d / tol) ** 2)
+                        # a call predicted closely claims its utterance before one the order of
+                        # events alone put somewhere in a long stretch
+                        gain *= min(1.0, SPEECH_TOLERANCE_VIDEO / tol)
                     else:
                         gain = gain - d / tol
                 if gain > 0 and score[i - 1, j - 1] + gain > best:
@@ -494,13 +520,25 @@ def align(intervals: Sequence[Interval], marks: Sequence[Mark] = (),
         scored = [replace(m, confidence=m.confidence + PAIR_BONUS) if i in paired else m
                   for i, m in enumerate(marks)]
         back = {id(sm): m for sm, m in zip(scored, marks)}
-        matches = {i: back.get(id(mk), mk) for i, mk in _match_around(expected, scored, pinned).items()}
+        matches = {i: back.get(id(mk), mk)
+                   for i, mk in _match_around(expected, scored, pinned, elapsed=least_elapsed(intervals)).items()}
+    doubts: dict[int, str] = {}
     if speech:
-        matches = _refine_with_speech(intervals, expected, matches, speech, pinned, clock)
+        basis: dict[int, str] = {}
+        heard = {} if clock is not None else votes_heard(expected, matches, speech)
+        matches = {**{i: mk for i, mk in matches.items() if i not in heard}, **heard}
+        basis.update({i: "vote" for i in heard})
+        matches = _refine_with_speech(intervals, expected, matches, speech, {**pinned, **heard}, clock, basis,
+                                      fixed=frozenset(heard))
+        if clock is None:
+            doubts = doubtful(expected, matches, basis, music=any(m.source == "music" for m in marks),
+                              speech=speech)
+            matches = {i: mk for i, mk in matches.items() if i not in doubts}
     matched = {f"{expected[i].kind}:{expected[i].key}": mk for i, mk in matches.items()}
     unmatched = tuple(f"{e.kind}:{e.key}" for i, e in enumerate(expected) if i not in matches)
     placements = _place(intervals, matched, clock)
-    return Alignment(tuple(placements), clock, matched, unmatched)
+    return Alignment(tuple(placements), clock, matched, unmatched,
+                     {f"{expected[i].kind}:{expected[i].key}": why for i, why in doubts.items()})
 
 
 def _expected_times(placements: Sequence[PlacedInterval]) -> dict[str, float]:
@@ -523,7 +561,9 @@ def _expected_times(placements: Sequence[PlacedInterval]) -> dict[str, float]:
 
 
 def _refine_with_speech(intervals: Sequence[Interval], expected: Sequence[Expected], matches: dict[int, Mark],
-                        speech: Sequence[Mark], pinned: Mapping[int, Mark], clock: Clock | None) -> dict[int, Mark]:
+                        speech: Sequence[Mark], pinned: Mapping[int, Mark], clock: Clock | None,
+                        basis: dict[int, str] | None = None, fixed: frozenset[int] = frozenset()
+                        ) -> dict[int, Mark]:
     """Every spoken call takes the utterance starting nearest where the other evidence
     put it (ordered, so two calls never share one). A call placed by a mark seen or by
     the protocol's clock looks SPEECH_TOLERANCE s around it (SPEECH_TOLERANCE_VIDEO for
@@ -532,13 +572,20 @@ def _refine_with_speech(intervals: Sequence[Interval], expected: Sequence[Expect
     looked for a window's length after the end of its call, once the calls are placed."""
     out = dict(matches)
     for kinds in (SPOKEN - {"thanks"}, frozenset({"thanks"})):
-        out = _speech_pass(intervals, expected, out, speech, pinned, clock, kinds)
+        out = _speech_pass(intervals, expected, out, speech, pinned, clock, kinds,
+                           basis if basis is not None else {}, fixed)
     return out
 
 
 def _speech_pass(intervals: Sequence[Interval], expected: Sequence[Expected], matches: dict[int, Mark],
                  speech: Sequence[Mark], pinned: Mapping[int, Mark], clock: Clock | None,
-                 kinds: frozenset[str]) -> dict[int, Mark]:
+                 kinds: frozenset[str], basis: dict[int, str], fixed: frozenset[int] = frozenset()
+                 ) -> dict[int, Mark]:
+    """One pass of `_refine_with_speech` over `kinds`. `basis` gets, for every call an
+    utterance places, what its predicted time rested on: `clock` (the protocol's time),
+    `heard` (a window after its call heard), `seen:SOURCE` (a mark: `seen:video` the picture's,
+    `seen:music` the night music's), `order`
+    (only the order of events: the utterance taken is the likeliest of many)."""
     prelim = _expected_times(_place(intervals, {f"{expected[i].kind}:{expected[i].key}": m
                                                 for i, m in matches.items()}, clock))
     spoken = [i for i, e in enumerate(expected) if e.kind in kinds]
@@ -550,18 +597,10 @@ def _speech_pass(intervals: Sequence[Interval], expected: Sequence[Expected], ma
 
     def tolerance(e: Expected) -> float:
         i = spoken[where[id(e)]]
-        if clock is not None and e.t is not None:
-            return SPEECH_TOLERANCE
-        if e.kind == "thanks":
-            call = matches.get(next((j for j, x in enumerate(expected)
-                                     if x.kind == "vote_call" and x.key == e.key), -1))
-            if call is not None and call.source in ("speech", "manual", "audio"):
-                return SPEECH_TOLERANCE  # a window's length after the call heard
-        seen = matches.get(i)
-        if seen is not None:
-            # the picture times a call only roughly (masks, fists come after it)
-            return SPEECH_TOLERANCE_VIDEO if seen.source == "video" else SPEECH_TOLERANCE
-        return SPEECH_TOLERANCE_INTERPOLATED
+        how = _basis(expected, matches, i, clock)
+        if how == "seen:video":
+            return SPEECH_TOLERANCE_VIDEO  # the picture times a call only roughly (masks, fists come after it)
+        return SPEECH_TOLERANCE_INTERPOLATED if how == "order" else SPEECH_TOLERANCE
 
     sub_pinned = {k: pinned[i] for k, i in enumerate(spoken) if i in pinned}
     found = _match_around(sub, speech, sub_pinned, predicted, tolerance)
@@ -569,12 +608,159 @@ def _speech_pass(intervals: Sequence[Interval], expected: Sequence[Expected], ma
     for k, mk in found.items():
         i = spoken[k]
         old = out.get(i)
-        if mk.source == "manual" or (old is not None and old.source in ("manual", "audio")):
-            continue  # a person's anchor, or a call tone timed to 10 ms, stays
+        if mk.source == "manual" or i in fixed or (old is not None and old.source in ("manual", "audio")):
+            continue  # a person's anchor, a vote heard whole, or a call tone timed to 10 ms, stays
         conf = mk.confidence * SPEECH_GAIN if old is None else \
             1.0 - (1.0 - mk.confidence) * (1.0 - old.confidence) ** 0.5
         out[i] = Mark(expected[i].kind, mk.t, round(min(1.0, conf), 4), "speech", t_end=mk.t_end)
+        basis[i] = _basis(expected, matches, i, clock)
     return out
+
+
+def _basis(expected: Sequence[Expected], matches: Mapping[int, Mark], i: int, clock: Clock | None) -> str:
+    """What the predicted time of expected[i] rested on when an utterance was taken for it."""
+    e = expected[i]
+    if clock is not None and e.t is not None:
+        return "clock"
+    if e.kind == "thanks":
+        call = matches.get(next((j for j, x in enumerate(expected) if x.kind == "vote_call" and x.key == e.key), -1))
+        if call is not None and call.source in ("speech", "manual", "audio"):
+            return "heard"
+    seen = matches.get(i)
+    return "order" if seen is None else f"seen:{seen.source}"
+
+
+def votes_heard(expected: Sequence[Expected], matches: Mapping[int, Mark], speech: Sequence[Mark]
+                ) -> dict[int, Mark]:
+    """The calls and thank-yous of every vote heard whole (review/vote_runs.py): a run of
+    the judge's utterances with as many calls as the vote, between the marks already
+    placed around it, and no other run that could be it. Votes a person anchored or a
+    call tone timed are left as they are."""
+    passes: dict[str, list[int]] = {}
+    for i, e in enumerate(expected):
+        if e.kind == "vote_call":
+            passes.setdefault(e.key.rsplit(".", 1)[0], []).append(i)
+    firm = {i: mk for i, mk in matches.items() if mk.source in ("manual", "audio", "video")}
+    todo = [calls for calls in passes.values() if not any(matches.get(i) is not None and
+                                                          matches[i].source in ("manual", "audio")
+                                                          for i in calls)]
+    own = {i for calls in todo for i in calls}
+    thanks_of = {e.key: i for i, e in enumerate(expected) if e.kind == "thanks"}
+    own |= {thanks_of[expected[i].key] for i in own if expected[i].key in thanks_of}
+    windows = []
+    for calls in todo:
+        before = [mk.t for i, mk in firm.items() if i < calls[0] and i not in own]
+        after = [mk.t for i, mk in firm.items() if i > calls[-1] and i not in own]
+        windows.append((max(before, default=float("-inf")), min(after, default=float("inf"))))
+    runs = vote_runs(speech, VOTE_SHAPE)
+    out: dict[int, Mark] = {}
+    for p, run in assign_runs([len(c) for c in todo], windows, runs).items():
+        for i, call, thanks in zip(todo[p], run.calls, run.thanks):
+            conf = round(min(0.9, run.confidence), 4)
+            out[i] = Mark("vote_call", call.t, conf, "speech", t_end=call.t_end)
+            k = thanks_of.get(expected[i].key)
+            if k is not None:
+                out[k] = Mark("thanks", thanks.t, conf, "speech", t_end=thanks.t_end)
+    return out
+
+
+# A vote's calls follow each other: the call, the window, "thank you", a short pause, the
+# next call. Two calls of one vote further apart than this are not both right.
+NEXT_CALL_PAUSE = 2.0
+CHAIN_GAP = CALL_MAX_SECONDS + THANKS_AFTER[1] + UTTERANCE_SECONDS["thanks"][1] + NEXT_CALL_PAUSE
+# the calls whose placement must be trusted within a second (what needs_anchor lists)
+VOTE_SHAPE = RunShape(call=UTTERANCE_SECONDS["vote_call"], thanks=UTTERANCE_SECONDS["thanks"],
+                      thanks_after=THANKS_AFTER, next_call=NEXT_CALL_PAUSE)
+# the calls whose placement must be trusted within a second (what needs_anchor lists)
+CHECKED_KINDS = frozenset({"nightfall", "vote_call", "thanks", "don_check", "don_check_end",
+                           "sheriff_check", "sheriff_check_end"})
+
+
+def doubtful(expected: Sequence[Expected], matches: Mapping[int, Mark], basis: Mapping[int, str],
+             music: bool = False, speech: Sequence[Mark] = ()) -> dict[int, str]:
+    """The calls an utterance placed without support, each with why (an untimed protocol:
+    nothing else says where they are). Such a call is placed between its neighbours and
+    listed for an anchor rather than presented as heard:
+
+    - a nightfall or a night check placed only by the order of events: the utterance
+      taken is one of many that could be it;
+    - a vote's calls placed only by the order of events: a vote heard whole (one run of
+      call-and-"thank you" utterances, as many as the vote has calls, that no other run
+      could replace: `votes_heard`) is placed before this, so what is left is a guess;
+    - a vote whose calls lie further apart than a vote's calls can (CHAIN_GAP), however
+      they were placed: the picture or the voice was wrong somewhere in it;
+    - a vote whose utterances contradict a vote (`_tangled`): a "thank you" that is the
+      next call's utterance or not between its call and the next, or, where the judge's
+      window is known from the votes heard whole, a "thank you" not that window after
+      its call (the picture's fists put the call near talk that only looks like one);
+    - a "thank you" whose call is doubted, or taken only by the order of events;
+    - in a club that plays night music (`music`: some heard), a nightfall only the
+      picture saw: the music did not start there."""
+    out: dict[int, str] = {}
+    passes: dict[str, list[int]] = {}
+    for i, e in enumerate(expected):
+        if e.kind == "vote_call":
+            passes.setdefault(e.key.rsplit(".", 1)[0], []).append(i)
+    thanks_of = {e.key: i for i, e in enumerate(expected) if e.kind == "thanks"}
+    window = judge_window(speech)
+    for calls in passes.values():
+        placed = [matches.get(i) for i in calls]
+        movable = [i for i in calls if i in matches and matches[i].source not in ("manual", "audio")]
+        times = [m.t for m in placed if m is not None]
+        if any(b - a > CHAIN_GAP for a, b in zip(times, times[1:])):
+            for i in movable:
+                out[i] = (f"the calls of this vote were placed {max(b - a for a, b in zip(times, times[1:])):.0f} s "
+                          f"apart; a vote's calls follow within {CHAIN_GAP:.0f} s")
+            continue
+        tangled = _tangled(expected, calls, matches, thanks_of, window)
+        for i in calls:
+            if tangled and i in movable and basis.get(i) != "vote":
+                out[i] = tangled
+            elif basis.get(i) == "order":
+                out[i] = ("no run of the judge's calls and thank-yous could be told to be this vote: "
+                          "the utterance taken is one of many that could be it")
+    for i, e in enumerate(expected):
+        if i in out or i not in matches or e.kind not in CHECKED_KINDS or e.kind == "vote_call":
+            continue
+        if e.kind == "thanks":
+            call = next((j for j in passes.get(e.key.rsplit(".", 1)[0], []) if expected[j].key == e.key), None)
+            if call in out:
+                out[i] = out[call]
+            elif basis.get(i) == "order":
+                out[i] = "no call heard before it: the utterance taken is one of many that could be it"
+        elif basis.get(i) == "order":
+            out[i] = ("heard only where the order of events put it (no mark of the picture near): "
+                      "the utterance taken is one of many that could be it")
+        elif music and e.kind == "nightfall" and basis.get(i) == "seen:video":
+            out[i] = ("the picture saw the masks go on here, but the night music heard at other nights "
+                      "did not start here")
+    return out
+
+
+def judge_window(speech: Sequence[Mark]) -> float | None:
+    """The judge's window (a call's end to its "thank you", s) from the votes heard whole
+    (runs of two calls or more); None when none was heard."""
+    runs = [r for r in vote_runs(speech, VOTE_SHAPE) if len(r.calls) >= 2]
+    gaps = [th.t - (c.t_end or c.t) for r in runs for c, th in zip(r.calls, r.thanks)]
+    return float(np.median(gaps)) if gaps else None
+
+
+def _tangled(expected: Sequence[Expected], calls: Sequence[int], matches: Mapping[int, Mark],
+             thanks_of: Mapping[str, int], window: float | None) -> str | None:
+    """Why the utterances placing one vote's calls and thank-yous cannot be that vote."""
+    heard = [(matches.get(i), matches.get(thanks_of.get(expected[i].key, -1))) for i in calls]
+    for k, (call, thanks) in enumerate(heard):
+        if call is None or thanks is None or call.source != "speech" or thanks.source != "speech":
+            continue
+        nxt = heard[k + 1][0] if k + 1 < len(heard) else None
+        if thanks.t <= call.t or (nxt is not None and nxt.source == "speech" and thanks.t >= nxt.t):
+            return ("the utterances taken for this vote overlap: a \"thank you\" is not between its call "
+                    "and the next")
+        if window is not None and call.t_end is not None \
+                and abs(thanks.t - call.t_end - window) > VOTE_SHAPE.window_jitter:
+            return (f"a \"thank you\" taken {thanks.t - call.t_end:.1f} s after its call, where the judge's "
+                    f"votes heard elsewhere keep {window:.1f} s")
+    return None
 
 
 def _paired_calls(marks: Sequence[Mark], slack: float = PAIR_SLACK) -> set[int]:
@@ -598,10 +784,14 @@ def _paired_calls(marks: Sequence[Mark], slack: float = PAIR_SLACK) -> set[int]:
 
 
 def _match_around(expected: Sequence[Expected], marks: Sequence[Mark], pinned: Mapping[int, Mark],
-                  predicted=None, tolerance: float | Callable[[Expected], float] = 3.0) -> dict[int, Mark]:
+                  predicted=None, tolerance: float | Callable[[Expected], float] = 3.0,
+                  elapsed: Mapping[int, float] | None = None) -> dict[int, Mark]:
     """Ordered matching between manual anchors: each anchor fixes its own mark,
     and the segments before, between and after them are matched separately, with
-    only the marks that fall in the matching time span."""
+    only the marks that fall in the matching time span. `elapsed` (expected
+    order -> the least time the record's events before it take, `least_elapsed`):
+    no mark is matched earlier than that after the segment's start (the video's
+    start, or the anchor before it)."""
     out = dict(pinned)
     cuts = sorted(pinned)
     bounds = [(-1, float("-inf"))] + [(i, pinned[i].t) for i in cuts] + [(len(expected), float("inf"))]
@@ -610,8 +800,39 @@ def _match_around(expected: Sequence[Expected], marks: Sequence[Mark], pinned: M
         seg_marks = [m for m in marks if t0 < m.t < t1]
         if not seg or not seg_marks:
             continue
-        found = ordered_match([expected[i] for i in seg], seg_marks, predicted, tolerance)
+        earliest = None
+        if elapsed is not None:
+            start, base = (0.0, 0.0) if i0 < 0 else (t0, elapsed.get(expected[i0].order, 0.0))
+            earliest = (lambda e, start=start, base=base:
+                        start + elapsed.get(e.order, 0.0) - base - EARLIEST_SLACK)
+        found = ordered_match([expected[i] for i in seg], seg_marks, predicted, tolerance, earliest)
         out.update({seg[k]: m for k, m in found.items()})
+    return out
+
+
+# The least a phase of the record can last (s): a player who passes still stands up
+# for a second, a vote call and its window are a second and a half at the quickest.
+# Real games take many times this (speeches up to a minute); the bound only keeps
+# the untimed matching from squeezing a whole day into a few seconds (measured: a
+# noisy check mark made it place night 1 on the deal night's nightfall, 3 s into
+# the sample video, with day 1's ten speeches and four calls before it).
+LEAST_SECONDS = MappingProxyType({Kind.SPEECH: 1.0, Kind.VOTE_CALL: 1.5, Kind.RAISE_VOTE: 1.5,
+                                  Kind.MASKING: 1.0, Kind.MAFIA_WAKE: 1.0, Kind.DON_CHECK: 1.0,
+                                  Kind.SHERIFF_CHECK: 1.0, Kind.SHOOTING_CALL: 0.3})
+EARLIEST_SLACK = 1.0
+
+
+def least_elapsed(intervals: Sequence[Interval]) -> dict[int, float]:
+    """Event index -> the least time the record's phases before that event take."""
+    steps = sorted((iv.event, LEAST_SECONDS[iv.kind]) for iv in intervals
+                   if iv.event is not None and iv.kind in LEAST_SECONDS)
+    out: dict[int, float] = {}
+    total, k = 0.0, 0
+    for ev in sorted({iv.event for iv in intervals if iv.event is not None}):
+        while k < len(steps) and steps[k][0] < ev:
+            total += steps[k][1]
+            k += 1
+        out[ev] = total
     return out
 
 
@@ -762,8 +983,9 @@ ANCHOR_TOLERANCE = 1.0
 # How far from the truth a mark of each source can be (seconds, measured on the
 # synthetic games, docs/vision.md "Alignment"): an utterance's onset, a call tone
 # and a person's anchor are exact to a few hundredths; masks going on, fists
-# landing and a checker's mask are seen only at the frames sampled, after the call.
-MARK_ERROR = {"manual": 0.05, "audio": 0.05, "speech": 0.2, "video": 1.5}
+# landing and a checker's mask are seen only at the frames sampled, after the call;
+# night music may start a moment after "night falls" (a person starts it).
+MARK_ERROR = {"manual": 0.05, "audio": 0.05, "speech": 0.2, "video": 1.5, "music": 2.0}
 
 
 def needs_anchor(al: Alignment, tolerance: float = ANCHOR_TOLERANCE) -> list[dict]:
@@ -798,7 +1020,9 @@ def needs_anchor(al: Alignment, tolerance: float = ANCHOR_TOLERANCE) -> list[dic
             error = MARK_ERROR.get(source or "", None)
             if error is not None and error <= tolerance:
                 continue
+            doubt = al.doubts.get(f"{mark_kind or 'vote_call'}:{iv.key}")
             reason = (f"placed from the picture only (about {error:g} s)" if error is not None
+                      else f"placed between its neighbours: {doubt}" if doubt
                       else "no call heard or seen: placed between its neighbours")
             out.append({"key": iv.key, "what": what, "label": iv.label,
                         "placed": None if t is None else round(float(t), 3),

@@ -398,3 +398,17 @@ def format_eval(res: dict) -> str:
     if res.get("alignment"):
         lines.extend(format_alignment(res["alignment"]))
     return "\n".join(lines)
+
+
+def true_incident_ids(game_dir: str | Path) -> set[str]:
+    """The incidents of a game's analysis that report an injected (or implied) violation of
+    its truth, matched as `evaluate` matches them: what a judge who knew the truth
+    would confirm (scripts/eval_learning.py plays that judge)."""
+    ws = GameWorkspace(game_dir)
+    truth, inc_file, _ = _load(ws)
+    used: set[str] = set()
+    for v in truth.get("violations", []) + implied_miscounts(truth):
+        hit = next((i for i in inc_file.incidents if i.id not in used and _matches(i, v)), None)
+        if hit is not None:
+            used.add(hit.id)
+    return used

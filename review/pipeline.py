@@ -28,7 +28,7 @@ from vision.store import ObservationStore
 from vision.tracks import FrameState, Observed, Track, build_tracks
 from vision.video import VideoError, VideoInfo, probe
 
-from .align import Mark, align, audio_marks, check_marks, speech_marks, video_marks
+from .align import Mark, align, audio_marks, check_marks, music_marks, speech_marks, video_marks
 from .atomic_write import write_json_atomic
 from .calibration_verdict import workspace_verdict
 from .checks import CheckContext, run_checks
@@ -36,7 +36,8 @@ from .incidents import save_incidents
 from .plan import coarse_schedule, plan_schedule, schedule_seconds
 from .progress import UNIT_COSTS, ProgressReport, RunProgress
 from .record_fit import FILE as RECORD_FIT_FILE, RecordFit, measure_fit
-from .recount import RECORD_NOT_FIT, CallRecount, Placement, recount, with_open_calls
+from .recount import NOT_PLACED, RECORD_NOT_FIT, CallRecount, Placement, recount, with_open_calls
+from .venues import ModelChoice, VenueError, choose, of_game, read_json
 from .view import Abstention, abstentions, unseen_cells, withhold
 from .workspace import GameWorkspace, WorkspaceError
 
@@ -62,6 +63,7 @@ class Stats:
     carried: int = 0                                         # seat-frames carried from a still seat
     warnings: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
+    appearance_model: dict | None = None                     # which seat-window model ran (review.venues)
     needs_anchor: list[dict] = field(default_factory=list)  # alignment.needs_anchor
     abstentions: list[dict] = field(default_factory=list)   # review.view, as JSON
     record_fit: dict | None = None                           # review.record_fit summary
@@ -81,6 +83,7 @@ class Stats:
                 "seat_frames_carried": self.carried,
                 "model_calls": dict(self.calls),
                 "warnings": self.warnings, "skipped": self.skipped,
+                "appearance_model": self.appearance_model,
                 "needs_anchor": self.needs_anchor,
                 "seat_intervals_abstained": len({(a["seat"], a["key"]) for a in self.abstentions}),
                 "abstentions": self.abstentions, "record_fit": self.record_fit}
@@ -110,6 +113,12 @@ class Game:
     cam: str
     offset: float
     warnings: list[str] = field(default_factory=list)
+    appearance: ModelChoice | None = None   # the seat-window model (None: the committed one)
+
+    @property
+    def windows(self) -> dict | None:
+        """The venue's seat-window models for vision, or None for the committed ones."""
+        return self.appearance.models if self.appearance is not None and self.appearance.version else None
 
 
 def load_game(game_dir: str | Path) -> Game:
@@ -204,13 +213,7 @@ def _extract_step(game, schedule, obs_path: Path, step: str, fp_cal, force: bool
     if force or not obs_path.exists() or not _is_current(ws, step, fp_ext):
         ws.clear_marker(step)
         if force:
-            # extraction resumes chunk by chunk from the store: forcing means a new one,
-            # and the passes that added to the old one are no longer done
-            for suffix in ("", "-wal", "-shm"):
-                Path(str(obs_path) + suffix).unlink(missing_ok=True)
-            for later in EXTRACT_STEPS:
-                ws.clear_marker(later)
-            ws.refine_plan_path.unlink(missing_ok=True)
+            _forget_extraction(ws, obs_path)
         from vision.schedule import extract
         say(step, 0.0, f"{planned} frames to analyse in {len(schedule.ranges)} ranges")
         done = [0]
@@ -220,7 +223,7 @@ def _extract_step(game, schedule, obs_path: Path, step: str, fp_cal, force: bool
             say(step, min(1.0, done[0] / max(1, planned)), f"{done[0]}/{planned} frames")
 
         rep = extract(game.video, game.calibration, schedule, store=obs_path, cam=game.cam,
-                      workers=workers, progress=tick, gate=gate)
+                      workers=workers, progress=tick, gate=gate, windows=game.windows)
         stats.frames_decoded += rep.decode.frames_decoded
         for k, v in rep.cpu.items():
             stats.cpu[f"cpu:{k}"] = stats.cpu.get(f"cpu:{k}", 0.0) + v
@@ -246,6 +249,37 @@ def _extract_step(game, schedule, obs_path: Path, step: str, fp_cal, force: bool
         stats.skipped.append(step)  # this run decoded nothing: the landmarks are stored
         say(step, 1.0, "stored from an earlier run")
     stats.wall[step] = time.perf_counter() - t0
+
+
+def _forget_extraction(ws: GameWorkspace, obs_path: Path) -> None:
+    """Extraction resumes chunk by chunk from the store: a new one (forced, or
+    another seat-window model) starts from nothing, and the passes that added
+    to the old one are no longer done."""
+    for suffix in ("", "-wal", "-shm"):
+        Path(str(obs_path) + suffix).unlink(missing_ok=True)
+    for later in EXTRACT_STEPS:
+        ws.clear_marker(later)
+    ws.refine_plan_path.unlink(missing_ok=True)
+
+
+def _model_step(game: Game, venue: str | None, stats: Stats) -> None:
+    """Choose the seat-window model (review.venues) and record it; a model other than
+    the one the stored extraction ran means extracting again."""
+    ws = game.ws
+    try:
+        choice = choose(of_game(ws.root), venue)
+    except VenueError as exc:
+        raise AnalysisError(str(exc)) from None
+    game.appearance = choice
+    if choice.fallback:
+        stats.warnings.append(choice.fallback)
+    stats.appearance_model = choice.to_json()
+    path = ws.appearance_model_path
+    before = (read_json(path) or {}).get("key", "unreadable") if path.exists() else "committed"
+    if ws.observations_path.exists() and before != choice.key:
+        _forget_extraction(ws, ws.observations_path)
+    write_json_atomic(path, {"format": "mafvar-appearance-choice", "version": 1, "key": choice.key,
+                             **choice.to_json()})
 
 
 REFINE_VERSION = 3      # bumped when what makes a glimpse changes: a kept plan is then re-made
@@ -298,13 +332,15 @@ def _landing_step(game, intervals, placements, fp_cal, stats: Stats, only: Seque
     calls = [iv for iv in intervals if not only or _selected(iv.key, only)]
     requests = landing_requests(calls, placements)
     path = game.ws.landings_path
-    source = _fingerprint(game.video, fp_cal, [[r.seat, r.t_seen] for r in requests], ["landing", LANDING_VERSION])
+    source = _fingerprint(game.video, fp_cal, [[r.seat, r.t_seen] for r in requests], ["landing", LANDING_VERSION]
+                          + ([game.appearance.key] if game.windows is not None and game.appearance else []))
     kept = json.loads(path.read_text()) if path.exists() else {}
     if kept.get("source") == source:
         landings = [FistEdge.from_json(d) for d in kept.get("landings", [])]
         stats.skipped.append("landing")
     else:
-        landings, decoded, warns = measure_landings(open_video(game.video), game.calibration, game.cam, requests)
+        landings, decoded, warns = measure_landings(open_video(game.video), game.calibration, game.cam, requests,
+                                                    windows=game.windows)
         stats.frames_decoded += decoded
         stats.warnings.extend(warns)
         write_json_atomic(path, {"format": "mafvar-landings", "version": 1, "source": source,
@@ -329,11 +365,15 @@ def _align_step(game, obs_path: Path, anchors, has_times: bool, stats: Stats,
     marks: list[Mark] = video_marks(tracks) + check_marks(tracks, roles)
     if game.info.has_audio:
         try:
-            from vision.audio import read_audio, speech_segments
+            from vision.audio import music_intervals, read_audio, speech_segments
             a, b = span if span is not None else (0.0, None)
             audio = read_audio(str(game.video), rate=16000, t0=a, t1=b)
             marks += audio_marks(audio)
             marks += speech_marks(speech_segments(audio))
+            if not has_times:
+                # the protocol's clock places the nights of a timed record; night music is
+                # for the untimed one (measured there: scripts/eval_alignment_sound.py)
+                marks += music_marks(music_intervals(audio))
         except Exception as exc:  # a broken audio track must not stop the review
             stats.warnings.append(f"{game.video.name}: audio unreadable, aligning from the picture only ({exc})")
     marks.sort(key=lambda m: m.t)
@@ -348,18 +388,19 @@ def _align_step(game, obs_path: Path, anchors, has_times: bool, stats: Stats,
 
 def analyze(game_dir: str | Path, progress: Progress | None = None, workers: int = 2,
             only: Sequence[str] | None = None, anchors: Mapping[str, float] | None = None,
-            force: bool = False, gate: bool = True) -> Stats:
+            force: bool = False, gate: bool = True, venue: str | None = None) -> Stats:
     """Run (or resume) every step. `only`: timeline keys to analyse (e.g. "r2.vote").
     `gate=False` runs every scheduled model on every seat-frame (the unoptimised
-    reference the gated path is compared with)."""
+    reference the gated path is compared with). `venue`: run that venue's current
+    seat-window model (`mafvar learn`, review.venues) instead of the committed one."""
     try:
-        return _analyze(game_dir, progress, workers, only, anchors, force, gate)
+        return _analyze(game_dir, progress, workers, only, anchors, force, gate, venue)
     except VideoError as exc:  # a recording that fails part way (damaged in the middle)
         raise AnalysisError(f"{exc}; the analysis stopped and nothing was presented as a "
                             f"result") from exc
 
 
-def _analyze(game_dir, progress, workers, only, anchors, force, gate) -> Stats:
+def _analyze(game_dir, progress, workers, only, anchors, force, gate, venue=None) -> Stats:
     tracker = RunProgress.for_game()
     say = tracker.reporter(progress)
     say("load", 0.0, "reading the protocol, the recording and the calibration")
@@ -370,6 +411,7 @@ def _analyze(game_dir, progress, workers, only, anchors, force, gate) -> Stats:
     anchors = _anchors(ws, anchors)
     ws.ensure_analysis_dirs()
     stats.warnings.extend(game.warnings)
+    _model_step(game, venue, stats)
     stats.video_s = game.info.duration
     stats.frames_total = int(round(game.info.duration * (game.info.fps or 25.0)))
     stats.wall["load"] = time.perf_counter() - t_start
@@ -490,8 +532,11 @@ def _after_align(game: Game, tracks, frames, alignment, marks, has_times: bool, 
     # ---- recount
     say("recount", 0.0, "every vote call")
     t0 = time.perf_counter()
-    recounts = recount(alignment.intervals, placements, game.replay.profile,
-                       unseen_cells(alignment.intervals, unseen))
+    # a call the alignment doubted was placed between its neighbours: a fist near that
+    # guess says nothing of the call, so its cells are open, not recounted
+    open_cells = with_open_calls(alignment.intervals, unseen_cells(alignment.intervals, unseen),
+                                 doubted_calls(alignment), NOT_PLACED)
+    recounts = recount(alignment.intervals, placements, game.replay.profile, open_cells)
     if only:
         # the other calls were not looked at: recounting them would read "no fists"
         recounts = [rc for rc in recounts if _selected(rc.key, only)]
@@ -504,8 +549,7 @@ def _after_align(game: Game, tracks, frames, alignment, marks, has_times: bool, 
         # where the record does not fit the recording, the fists seen are not its
         # ballots: every cell is open, not counted (nor a miscount raised from it)
         recounts = recount(alignment.intervals, placements, game.replay.profile,
-                           with_open_calls(alignment.intervals, unseen_cells(alignment.intervals, unseen),
-                                           reopened, RECORD_NOT_FIT))
+                           with_open_calls(alignment.intervals, open_cells, reopened, RECORD_NOT_FIT))
         if only:
             recounts = [rc for rc in recounts if _selected(rc.key, only)]
         write_recount(ws, recounts)
@@ -550,6 +594,8 @@ def _game_meta(game: Game, fit: dict | None = None) -> dict:
     meta = dict(game.protocol.game or {})
     meta["profile"] = game.replay.profile.name
     meta["video"] = game.video.name
+    if game.appearance is not None:   # additive: which seat-window model ran (review.venues)
+        meta["appearance_model"] = game.appearance.to_json()
     if fit is not None:
         meta["record_fit"] = fit
     return meta
@@ -649,6 +695,13 @@ def with_placement(incidents, alignment, untimed_keys: set[str]):
 
 # how far a placement may be off, by what placed it (seconds either side; review/plan.py)
 PLACEMENT_SLACK = {"interpolated": 6.0, "video": 1.5}
+
+
+def doubted_calls(alignment) -> list[str]:
+    """The vote calls the alignment doubted (review.align.doubtful) and placed only
+    between their neighbours."""
+    return [p.interval.key for p in alignment.placements
+            if p.anchored_by == "interpolated" and f"vote_call:{p.interval.key}" in alignment.doubts]
 
 
 def placement_slack(alignment) -> dict[str, float]:

@@ -124,7 +124,7 @@ class RecordFit:
             return (f"The record does not fit this recording: {found}{ballots}. No foul is raised "
                     f"from the video ({len(self.withheld)} withheld); check that the record and the "
                     f"video are of the same game and that the video starts before the game.")
-        nights = sorted({k.split(".")[0] for k in self.why})
+        nights = sorted({k.split(".")[0] for k, w in self.why.items() if not w.startswith(NOT_PLACED_WHY)})
         uncalled = ("" if not nights else
                     f" The record gives no calls for the night{'s' if len(nights) != 1 else ''} of "
                     f"{', '.join(_round_label(r) for r in nights)} (who was awake when is not known): "
@@ -218,10 +218,19 @@ def measure_fit(protocol: Protocol, alignment: Alignment, recounts: Sequence[Cal
         if not wanted(key):
             continue
         fit.placed[key] = fits and _placed(p, call_ok)
+        doubt = next((w for k, w in alignment.doubts.items() if k.split(":", 1)[1] == key), None)
+        if doubt is not None and p.anchored_by == "interpolated":
+            # the utterance first taken for its call was not trusted (review.align.doubtful)
+            fit.placed[key] = False
+            fit.why[key] = f"{NOT_PLACED_WHY}: {doubt}"
         if p.interval.round in uncalled and p.interval.kind in NIGHT_INSIDE:
             fit.placed[key] = False
             fit.why[key] = uncalled[p.interval.round]
     return fit
+
+
+# why a phase whose call the alignment doubted is not placed (its reason follows)
+NOT_PLACED_WHY = "its call was not placed"
 
 
 # A night's phases in which who may unmask, raise a hand or move depends on the

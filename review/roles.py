@@ -12,6 +12,7 @@ checks is still refused.
 | attach_incidents  |     yes     |    yes     |    yes    |
 | rule_appeal       |     yes     |    no      |    no     |  (rules-spec §5)
 | export            |     yes     |    no      |    yes    |
+| answer_frame      |     yes     |    yes     |    no     |  (judges' reading of footage, as verify_vote)
 """
 from __future__ import annotations
 
@@ -41,12 +42,14 @@ class Action(str, Enum):
     ATTACH_INCIDENTS = "attach_incidents"  # attach incidents to an appeal
     RULE_APPEAL = "rule_appeal"            # rule on an appeal
     EXPORT = "export"                      # write a game's report for others
+    ANSWER_FRAME = "answer_frame"          # "mask on or off?", "a fist or not?" about one frame (mafvar learn)
 
     @property
     def phrase(self) -> str:
         return {"decide": "decide incidents", "verify_vote": "verify votes",
                 "file_appeal": "record appeals", "attach_incidents": "attach incidents to appeals",
-                "rule_appeal": "rule on an appeal", "export": "export reports"}[self.value]
+                "rule_appeal": "rule on an appeal", "export": "export reports",
+                "answer_frame": "answer questions about frames"}[self.value]
 
 
 PERMITS: dict[Action, frozenset[ReviewerRole]] = {
@@ -56,6 +59,7 @@ PERMITS: dict[Action, frozenset[ReviewerRole]] = {
     Action.ATTACH_INCIDENTS: frozenset(ReviewerRole),
     Action.RULE_APPEAL: frozenset({ReviewerRole.CHIEF_JUDGE}),
     Action.EXPORT: frozenset({ReviewerRole.CHIEF_JUDGE, ReviewerRole.ORGANISER}),
+    Action.ANSWER_FRAME: frozenset({ReviewerRole.CHIEF_JUDGE, ReviewerRole.SIDE_JUDGE}),
 }
 
 

@@ -76,6 +76,26 @@ class VoteVerdict(str, Enum):
     LATE = "late"
 
 
+class FrameQuestion(str, Enum):
+    """What a judge is asked about one seat in one frame (review.lessons)."""
+    MASK = "mask"      # mask on or off?
+    FIST = "fist"      # a vote fist standing in the table zone, or not?
+
+
+class FrameAnswerValue(str, Enum):
+    MASK_ON = "mask_on"
+    MASK_OFF = "mask_off"
+    FIST = "fist"
+    NO_FIST = "no_fist"
+    CANNOT_TELL = "cannot_tell"
+
+
+ANSWERS_TO: dict[FrameQuestion, tuple[FrameAnswerValue, ...]] = {
+    FrameQuestion.MASK: (FrameAnswerValue.MASK_ON, FrameAnswerValue.MASK_OFF, FrameAnswerValue.CANNOT_TELL),
+    FrameQuestion.FIST: (FrameAnswerValue.FIST, FrameAnswerValue.NO_FIST, FrameAnswerValue.CANNOT_TELL),
+}
+
+
 class Ruling(str, Enum):
     UPHELD = "upheld"
     REJECTED = "rejected"
@@ -136,6 +156,31 @@ class VoteVerification:
                 "verdict": self.verdict.value, "reviewer": self.reviewer,
                 "role": self.role.value, "note": self.note,
                 "created_at": self.created_at.isoformat(), "supersedes": self.supersedes}
+
+
+@dataclass(frozen=True)
+class FrameAnswer:
+    """A judge's answer about one seat at one video time (seconds, to the millisecond)."""
+    id: int
+    t: float
+    seat: int
+    question: FrameQuestion
+    answer: FrameAnswerValue
+    reviewer: str
+    role: ReviewerRole
+    note: str
+    created_at: datetime
+    supersedes: int | None
+
+    @property
+    def frame(self) -> tuple[float, int, str]:
+        return (self.t, self.seat, self.question.value)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "t": self.t, "seat": self.seat, "question": self.question.value,
+                "answer": self.answer.value, "reviewer": self.reviewer, "role": self.role.value,
+                "note": self.note, "created_at": self.created_at.isoformat(),
+                "supersedes": self.supersedes}
 
 
 @dataclass(frozen=True)
@@ -422,17 +467,12 @@ class ReviewStore:
 
         def body(conn: sqlite3.Connection, now: datetime) -> tuple[VoteVerification, dict]:
             self._ensure_reviewer(conn, reviewer, role, now)
-            prev = conn.execute(
-                "SELECT max(id) FROM vote_verifications WHERE round = ? AND pass = ?"
-                " AND candidate IS ? AND voter_seat = ?",
-                (round, pass_, candidate, voter_seat)).fetchone()[0]
-            cur = conn.execute(
-                "INSERT INTO vote_verifications (round, pass, candidate, voter_seat, verdict,"
-                " reviewer, role, note, created_at, supersedes)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (round, pass_, candidate, voter_seat, verdict.value, reviewer, role.value, note,
-                 _iso(now), prev))
-            record = VoteVerification(cur.lastrowid, round, pass_, candidate, voter_seat, verdict,
+            rowid, prev = _chain_insert(
+                conn, "vote_verifications",
+                {"round": round, "pass": pass_, "candidate": candidate, "voter_seat": voter_seat},
+                {"verdict": verdict.value, "reviewer": reviewer, "role": role.value, "note": note,
+                 "created_at": _iso(now)})
+            record = VoteVerification(rowid, round, pass_, candidate, voter_seat, verdict,
                                       reviewer, role, note, now, prev)
             return record, record.to_json()
 
@@ -454,6 +494,53 @@ class ReviewStore:
             " AND candidate IS ? AND voter_seat = ? ORDER BY id",
             (round, pass_, candidate, voter_seat)).fetchall())
         return [_verification(r) for r in rows]
+
+    # -- frame answers (mafvar learn) -------------------------------------------------
+    def answer_frame(self, t: float, seat: int, question: FrameQuestion | str,
+                     answer: FrameAnswerValue | str, reviewer: str, role: ReviewerRole | str,
+                     note: str = "", *, passphrase: str | None = None) -> FrameAnswer:
+        """A judge's one-click answer about seat `seat` at video time `t` ("mask on or
+        off?", "a fist or not?"); it supersedes an earlier answer about the same frame,
+        seat and question. Judges only (an organiser does not read the footage for
+        the record)."""
+        if isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 <= float(t) < 1e6:
+            raise ValueError(f"t must be video seconds 0..1e6, got {t!r}")
+        t = round(float(t), 3)
+        _int_in(seat, 1, 10, "seat")
+        question = _enum(FrameQuestion, question, "question")
+        answer = _enum(FrameAnswerValue, answer, "answer")
+        if answer not in ANSWERS_TO[question]:
+            raise ValueError(f"answer {answer.value!r} does not answer the {question.value} question "
+                             f"(one of {', '.join(a.value for a in ANSWERS_TO[question])})")
+        reviewer = clean_name(reviewer)
+        role = _enum(ReviewerRole, role, "role")
+        note = clean_note(note)
+
+        def body(conn: sqlite3.Connection, now: datetime) -> tuple[FrameAnswer, dict]:
+            self._ensure_reviewer(conn, reviewer, role, now)
+            rowid, prev = _chain_insert(
+                conn, "frame_answers", {"t": t, "seat": seat, "question": question.value},
+                {"answer": answer.value, "reviewer": reviewer, "role": role.value, "note": note,
+                 "created_at": _iso(now)})
+            record = FrameAnswer(rowid, t, seat, question, answer, reviewer, role, note, now, prev)
+            return record, record.to_json()
+
+        return self._write(reviewer, role, "answer_frame", body, Action.ANSWER_FRAME, passphrase)
+
+    def current_frame_answers(self) -> list[FrameAnswer]:
+        """The standing answer about every frame, seat and question asked, in time order."""
+        rows = self._read(lambda c: c.execute(
+            f"SELECT {_ANSWER_COLS} FROM frame_answers WHERE id IN"
+            " (SELECT max(id) FROM frame_answers GROUP BY t, seat, question)"
+            " ORDER BY t, seat, question").fetchall())
+        return [_frame_answer(r) for r in rows]
+
+    def frame_answer_history(self, t: float, seat: int, question: FrameQuestion | str) -> list[FrameAnswer]:
+        question = _enum(FrameQuestion, question, "question")
+        rows = self._read(lambda c: c.execute(
+            f"SELECT {_ANSWER_COLS} FROM frame_answers WHERE t = ? AND seat = ? AND question = ?"
+            " ORDER BY id", (round(float(t), 3), seat, question.value)).fetchall())
+        return [_frame_answer(r) for r in rows]
 
     # -- appeals ---------------------------------------------------------------------
     def file_appeal(self, filed_by_seat: int, grounds: str, *, reviewer: str,
@@ -1056,6 +1143,26 @@ _VERIFY_COLS = ("id, round, pass, candidate, voter_seat, verdict, reviewer, role
 
 def _decision(r: tuple) -> Decision:
     return Decision(r[0], r[1], r[2], ReviewerRole(r[3]), Verdict(r[4]), r[5], _dt(r[6]), r[7])
+
+
+def _chain_insert(conn: sqlite3.Connection, table: str, key: Mapping[str, Any],
+                  row: Mapping[str, Any]) -> tuple[int, int | None]:
+    """Insert a row that supersedes the current row of its key's chain (the table's
+    trigger refuses anything else); returns (its id, the id it supersedes)."""
+    where = " AND ".join(f"{k} IS ?" for k in key)
+    prev = conn.execute(f"SELECT max(id) FROM {table} WHERE {where}", tuple(key.values())).fetchone()[0]
+    cols = {**key, **row, "supersedes": prev}
+    cur = conn.execute(f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})",
+                       tuple(cols.values()))
+    return int(cur.lastrowid or 0), prev
+
+
+_ANSWER_COLS = "id, t, seat, question, answer, reviewer, role, note, created_at, supersedes"
+
+
+def _frame_answer(r: tuple) -> FrameAnswer:
+    return FrameAnswer(r[0], float(r[1]), r[2], FrameQuestion(r[3]), FrameAnswerValue(r[4]), r[5],
+                       ReviewerRole(r[6]), r[7], _dt(r[8]), r[9])
 
 
 def _verification(r: tuple) -> VoteVerification:

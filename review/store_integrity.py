@@ -80,17 +80,24 @@ def audit_hash(prev_hash: str, id_: int, at: str, actor: str, role: str | None, 
         [id_, at, actor, role, action, payload, auth, row_digests])).hexdigest()
 
 
+def present(conn: sqlite3.Connection, tables: tuple[str, ...] = DATA_TABLES) -> tuple[str, ...]:
+    """The tables of `tables` this file has: an older schema lacks the newer ones
+    (frame_answers came with schema 3), and a dropped one is a schema problem."""
+    have = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    return tuple(t for t in tables if t in have)
+
+
 def max_rowids(conn: sqlite3.Connection) -> dict[str, int]:
     return {t: conn.execute(f"SELECT coalesce(max(rowid), 0) FROM {t}").fetchone()[0]
-            for t in DATA_TABLES}
+            for t in present(conn)}
 
 
 def new_row_digests(conn: sqlite3.Connection, before: dict[str, int]) -> list[list]:
     """[table, rowid, digest] of every data row added since `before` (one write's rows)."""
     out: list[list] = []
-    for t in DATA_TABLES:
+    for t in present(conn):
         for row in conn.execute(f"SELECT rowid, * FROM {t} WHERE rowid > ? ORDER BY rowid",
-                                (before[t],)):
+                                (before.get(t, 0),)):
             out.append([t, row[0], row_digest(t, tuple(row))])
     return out
 
@@ -337,7 +344,7 @@ def _verify(conn: sqlite3.Connection, path: Path, backup_rows: list[tuple] | Non
 def _count(conn: sqlite3.Connection, report: IntegrityReport) -> None:
     report.audit_rows = conn.execute("SELECT count(*) FROM audit_log").fetchone()[0]
     report.data_rows = sum(conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
-                           for t in DATA_TABLES)
+                           for t in present(conn))
 
 
 def _check_chain(conn: sqlite3.Connection, report: IntegrityReport) -> None:
@@ -434,7 +441,7 @@ def _check_rows(conn: sqlite3.Connection, report: IntegrityReport) -> None:
             return
     seen: set[tuple[str, int]] = set()
     count = 0
-    for t in DATA_TABLES:
+    for t in present(conn):
         for row in conn.execute(f"SELECT rowid, * FROM {t} ORDER BY rowid"):
             count += 1
             key = (t, row[0])
@@ -462,7 +469,7 @@ def _what(table: str, row: tuple) -> str:
 
 def _check_sequences(conn: sqlite3.Connection, report: IntegrityReport) -> None:
     seqs = dict(conn.execute("SELECT name, seq FROM sqlite_sequence").fetchall())
-    for t in APPEND_ONLY_TABLES:
+    for t in present(conn, APPEND_ONLY_TABLES):
         if t == "appeal_incidents":
             continue  # no AUTOINCREMENT id
         top = conn.execute(f"SELECT coalesce(max(id), 0) FROM {t}").fetchone()[0]

@@ -15,8 +15,13 @@ VERDICTS = ("confirmed", "rejected", "unsure")
 VOTE_VERDICTS = ("voted", "not_voted", "wrong_form", "late")
 RULINGS = ("upheld", "rejected", "replay", "result_changed")
 
-APPEND_ONLY_TABLES = ("reviewers", "decisions", "vote_verifications", "appeals",
-                      "appeal_incidents", "appeal_rulings", "audit_log")
+# the tables of schema 1 (its migration creates their triggers; never changes)
+_V1_TABLES = ("reviewers", "decisions", "vote_verifications", "appeals",
+              "appeal_incidents", "appeal_rulings", "audit_log")
+# schema 3: the judges' one-click answers about single frames (mafvar learn)
+FRAME_QUESTIONS = ("mask", "fist")
+FRAME_ANSWERS = ("mask_on", "mask_off", "fist", "no_fist", "cannot_tell")
+APPEND_ONLY_TABLES = _V1_TABLES + ("frame_answers",)
 
 
 def _in(values: tuple[str, ...]) -> str:
@@ -34,6 +39,7 @@ UNIQUE_KEYS: dict[str, tuple[tuple[str, ...], ...]] = {
     "appeal_incidents": (("appeal_id", "incident_id"),),
     "appeal_rulings": (("id",),),
     "audit_log": (("id",),),
+    "frame_answers": (("id",),),
 }
 
 
@@ -161,7 +167,7 @@ CREATE TABLE audit_log (
     action   TEXT NOT NULL,
     payload  TEXT NOT NULL CHECK (json_valid(payload))
 );
-""" + "".join(_append_only_triggers(t) for t in APPEND_ONLY_TABLES)
+""" + "".join(_append_only_triggers(t) for t in _V1_TABLES)
 
 # Schema 2 (hardening): the audit log becomes a hash chain (review/store_integrity.py)
 # and records how each act was authorised; the role rules and the text limits of
@@ -209,6 +215,35 @@ BEGIN SELECT RAISE(ABORT, 'vote_verifications: an organiser may not verify votes
       WHERE NEW.role NOT IN ('chief_judge', 'side_judge'); END;
 """ + "".join(_limit_trigger(t, c) for t, c in LIMITS_SQL.items())
 
+# Schema 3: a judge's answer about one seat in one frame ("mask on or off?", "a fist
+# or not?"), asked where an answer teaches the seat windows most (review.lessons,
+# `mafvar learn`). A new answer about the same (t, seat, question) supersedes the
+# last one; judges only, as for vote verifications.
+_V3 = f"""
+CREATE TABLE frame_answers (
+    id          INTEGER PRIMARY KEY AUTOINCREMENT,
+    t           REAL NOT NULL CHECK (t >= 0),
+    seat        INTEGER NOT NULL CHECK (seat BETWEEN 1 AND 10),
+    question    TEXT NOT NULL CHECK (question IN {_in(FRAME_QUESTIONS)}),
+    answer      TEXT NOT NULL CHECK (answer IN {_in(FRAME_ANSWERS)}),
+    reviewer    TEXT NOT NULL CHECK (length(reviewer) <= 80),
+    role        TEXT NOT NULL CHECK (role IN ('chief_judge', 'side_judge')),
+    note        TEXT NOT NULL DEFAULT '' CHECK (length(note) <= 4000),
+    created_at  TEXT NOT NULL,
+    supersedes  INTEGER UNIQUE REFERENCES frame_answers(id),
+    FOREIGN KEY (reviewer, role) REFERENCES reviewers(name, role)
+);
+CREATE INDEX frame_answers_by_frame ON frame_answers(t, seat, question, id);
+
+CREATE TRIGGER frame_answers_chain BEFORE INSERT ON frame_answers
+BEGIN
+    SELECT RAISE(ABORT, 'frame_answers: a new answer must supersede the current one')
+    WHERE NEW.supersedes IS NOT
+          (SELECT max(id) FROM frame_answers
+            WHERE t = NEW.t AND seat = NEW.seat AND question = NEW.question);
+END;
+""" + _append_only_triggers("frame_answers")
+
 # Append only. Never edit a migration that has shipped.
-MIGRATIONS: tuple[str, ...] = (_V1, _V2)
+MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3)
 SCHEMA_VERSION = len(MIGRATIONS)

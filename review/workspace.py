@@ -43,6 +43,7 @@ CLIPS_DIR = "clips"
 OBSERVATIONS_FILE = "observations.sqlite"
 REFINE_PLAN_FILE = "refine_plan.json"
 LANDINGS_FILE = "landings.json"
+APPEARANCE_MODEL_FILE = "appearance_model.json"  # which seat-window model ran (review.venues)
 TIMELINE_FILE = "timeline.json"
 ALIGNMENT_FILE = "alignment.json"
 TRACKS_FILE = "tracks.json"
@@ -177,6 +178,10 @@ class GameWorkspace:
     @property
     def landings_path(self) -> Path:
         return self.analysis_dir / LANDINGS_FILE
+
+    @property
+    def appearance_model_path(self) -> Path:
+        return self.analysis_dir / APPEARANCE_MODEL_FILE
 
     @property
     def timeline_path(self) -> Path:

@@ -273,9 +273,22 @@ def main(argv=None) -> int:
     ap.add_argument("--out", type=Path, default=Path(__file__).resolve().parents[1] / "vision/models/appearance.json")
     ap.add_argument("--hidden", type=int, default=128)
     ap.add_argument("--epochs", type=int, default=40)
+    ap.add_argument("--replay-sample", type=Path, default=None, metavar="PATH",
+                    help="write a compact class-stratified sample of the rendered descriptors to PATH "
+                         "(what `mafvar learn` keeps in the mix: vision/models/appearance_replay.npz) "
+                         "and stop without training")
+    ap.add_argument("--per-class", type=int, default=150,
+                    help="with --replay-sample: at most this many descriptors per window and class")
     args = ap.parse_args(argv)
     seeds = _seeds(args.seeds)
     focus = _seeds(args.focus_seeds) if args.focus_seeds else []
+    if args.replay_sample is not None:
+        data = render_data(seeds + focus, args.step, args.workers, args.data)
+        from vision.replay import write_replay_sample
+        counts = write_replay_sample(args.replay_sample, [data[s] for s in seeds + focus],
+                                     args.per_class, {"seeds": seeds, "focus_seeds": focus, "step": args.step})
+        print(f"wrote {args.replay_sample}: {counts} (seeds {seeds}, focus seeds {focus})")
+        return 0
     kinds = [k for k in args.windows.split(",") if k]
     if set(kinds) - set(WINDOWS):
         raise SystemExit(f"--windows: one of {WINDOWS}")

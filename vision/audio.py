@@ -200,3 +200,55 @@ def speech_segments(audio: Audio, band: tuple[float, float] = SPEECH_BAND, rise_
         sel = (rel.times >= a) & (rel.times <= b)
         out.append(Segment(round(a, 3), round(b, 3), float(np.median(rel.db[sel])) if sel.any() else rise_db))
     return out
+
+
+# ---------------------------------------------------------------- night music
+
+# Music (a pad, chords, a melody) holds the same partials from one moment to the
+# next; speech glides and stops, noise has no partials at all. The likeness of the
+# low band's spectrum to itself half a second later tells them apart in any key.
+MUSIC_BAND = (100.0, 700.0)
+MUSIC_LIKENESS = 0.3          # music ~0.5-0.6, speech and room noise under 0.15
+MUSIC_MIN_SECONDS = 6.0       # a night's music lasts; a held chord in a speech does not
+MUSIC_BRIDGE = 2.0            # a pause in the music this short is the same music
+MUSIC_SMOOTH = 1.0
+
+
+def spectral_likeness(audio: Audio, band: tuple[float, float] = MUSIC_BAND, win: float = 0.25,
+                      hop: float = 0.125, lag: float = 0.5) -> Envelope:
+    """Per window, the cosine likeness of the band's log spectrum (its mean removed) to
+    the one `lag` seconds later: high where the same partials are held."""
+    w, h = max(8, int(win * audio.rate)), max(1, int(hop * audio.rate))
+    x = audio.samples
+    if len(x) < w:
+        x = np.pad(x, (0, w - len(x)))
+    n = 1 + (len(x) - w) // h
+    freqs = np.fft.rfftfreq(w, 1.0 / audio.rate)
+    m = (freqs >= band[0]) & (freqs < band[1])
+    hann = np.hanning(w)
+    logs = np.empty((n, int(m.sum())))
+    for a in range(0, n, BLOCK_WINDOWS):
+        b = min(n, a + BLOCK_WINDOWS)
+        idx = np.arange(w)[None, :] + h * np.arange(a, b)[:, None]
+        logs[a:b] = np.log(np.abs(np.fft.rfft(x[idx] * hann[None, :], axis=1))[:, m] ** 2 + 1e-12)
+    logs -= logs.mean(axis=1, keepdims=True)
+    norm = np.linalg.norm(logs, axis=1) + 1e-9
+    k = max(1, int(round(lag / (h / audio.rate))))
+    sim = np.zeros(n)
+    if n > k:
+        sim[:-k] = np.sum(logs[:-k] * logs[k:], axis=1) / (norm[:-k] * norm[k:])
+    times = audio.t0 + (np.arange(n) * h + w / 2) / audio.rate
+    return Envelope(times, sim)
+
+
+def music_intervals(audio: Audio, threshold: float = MUSIC_LIKENESS, min_duration: float = MUSIC_MIN_SECONDS,
+                    bridge: float = MUSIC_BRIDGE) -> list[tuple[float, float]]:
+    """Stretches of music (a night's, in a club that plays it): where the low band keeps
+    its partials (`spectral_likeness`, smoothed over MUSIC_SMOOTH s) for `min_duration` s."""
+    if audio is None or audio.samples.size == 0:
+        return []
+    like = spectral_likeness(audio)
+    hop = float(like.times[1] - like.times[0]) if len(like.times) > 1 else 0.125
+    k = max(1, int(round(MUSIC_SMOOTH / hop)))
+    smooth = np.convolve(like.db, np.ones(k) / k, mode="same")
+    return active_intervals(Envelope(like.times, smooth), threshold, min_duration=min_duration, max_gap=bridge)

@@ -168,18 +168,19 @@ ESTIMATORS = {"land": landing_from_series, "lift": lift_from_series}
 
 
 def measure_landings(video, calibration: Calibration, cam: str, requests: Sequence[EdgeRequest],
-                     fps: float = LANDING_FPS) -> tuple[list[FistEdge], int, list[str]]:
+                     fps: float = LANDING_FPS, windows: dict | None = None) -> tuple[list[FistEdge], int, list[str]]:
     """Read each request's stretch at the full rate and time its edge.
     `video` is a vision.video.VideoSource, decoded at the calibration's size
     like the extraction. Returns the edges found, the frames decoded and
     warnings (a stretch the file could not give: those sightings keep their
-    sampled times)."""
+    sampled times). `windows`: the seat-window models the extraction ran (a
+    venue's; default the committed ones)."""
     from vision.schedule import analysis_side
     from vision.video import VideoError
     camera = calibration.camera(cam)
     regions = camera.seats
     side = analysis_side(video.info, camera)
-    zone_model = {k: m for k, m in committed_models().items() if k == "zone"}
+    zone_model = {k: m for k, m in (committed_models() if windows is None else windows).items() if k == "zone"}
     out: list[FistEdge] = []
     decoded = 0
     warnings: list[str] = []

@@ -187,6 +187,7 @@ class _WorkerState:
     gate: bool = True
     track_seats: bool = False
     motion: MotionGate | None = None      # frame differencing (with the gate only)
+    windows: dict | None = None           # seat-window models (a venue's); None: the committed ones
 
     def __post_init__(self):
         if self.gate and self.motion is None:
@@ -226,13 +227,13 @@ _INIT_ERROR: str | None = None
 
 
 def _init_worker(video_path: str, cal_json: dict, cam: str, long_side: int,
-                 models: tuple[str, ...], gate: bool = True) -> None:
+                 models: tuple[str, ...], gate: bool = True, windows: dict | None = None) -> None:
     global _STATE, _INIT_ERROR
     # An exception escaping a Pool initializer makes the pool respawn workers
     # forever; keep it and report it per chunk instead.
     try:
         _STATE = _WorkerState(open_video(video_path), Calibration.from_json(cal_json), cam,
-                              long_side, tuple(Model(m) for m in models), gate=gate)
+                              long_side, tuple(Model(m) for m in models), gate=gate, windows=windows)
         _INIT_ERROR = None
     except Exception as exc:
         _STATE, _INIT_ERROR = None, str(exc)
@@ -280,7 +281,7 @@ def _run_chunk_unsafe(chunk: ScheduleRange) -> ChunkResult:
     frames = _frames(st.video, chunk, max_side)
     out_w, out_h = output_size(st.video.info.size, max_side)
     sx, sy = out_w / cam.width, out_h / cam.height
-    regions = {seat: cam.seats[seat] if (sx, sy) == (1.0, 1.0) else _scale_region(cam.seats[seat], sx, sy)
+    regions = {seat: cam.seats[seat] if (sx, sy) == (1.0, 1.0) else scale_region(cam.seats[seat], sx, sy)
                for seat in seats}
     zone = st.zone_hands() if zone_on else None
     mode = (chunk.models_key, zone_on)
@@ -309,7 +310,7 @@ def _run_chunk_unsafe(chunk: ScheduleRange) -> ChunkResult:
             crops = [seat_crop(frame.image, regions[seat], st.long_side) for seat in todo]
             cost("crop", c0)
             c0 = time.process_time()
-            apps = appearance_batch(crops, [regions[seat] for seat in todo])
+            apps = appearance_batch(crops, [regions[seat] for seat in todo], st.windows)
             cost("windows", c0)
             for seat, crop, app in zip(todo, crops, apps):
                 lm = seat_landmarks(frame.image, frame.t, seat, regions[seat], st.landmarker(seat, tracking),
@@ -471,7 +472,7 @@ def merge_hands(first: list, second: list) -> list:
     return kept
 
 
-def _scale_region(region, sx: float, sy: float):
+def scale_region(region, sx: float, sy: float):
     from vision.calibration import SeatRegion
     s = lambda b: (b[0] * sx, b[1] * sy, b[2] * sx, b[3] * sy)
     head = None if region.head is None else (region.head[0] * sx, region.head[1] * sy, region.head[2] * sx)
@@ -484,7 +485,7 @@ def extract(video_path: str | Path, calibration: Calibration, schedule: Schedule
             chunk_seconds: float = 10.0, long_side: int = DEFAULT_LONG_SIDE,
             models: Sequence[Model] = ALL_MODELS,
             progress: Callable[[ChunkResult], None] | None = None,
-            gate: bool = True) -> ExtractReport:
+            gate: bool = True, windows: dict | None = None) -> ExtractReport:
     """Landmarks for every seat and scheduled frame, written to `store` (an
     open store or the path of its SQLite file; the game workspace names it).
 
@@ -495,7 +496,9 @@ def extract(video_path: str | Path, calibration: Calibration, schedule: Schedule
     (`hands_needed`; the table-zone hands run wherever the zone pass is asked
     for), and a seat whose pixels
     have not changed since its last analysed frame carries that frame's result
-    (`vision.motion`); `gate=False` is the unoptimised reference.
+    (`vision.motion`); `gate=False` is the unoptimised reference. `windows`:
+    the seat-window models to run (a venue's, `mafvar learn`); default the
+    committed ones.
     """
     started = time.perf_counter()
     video_path = str(video_path)
@@ -522,7 +525,7 @@ def extract(video_path: str | Path, calibration: Calibration, schedule: Schedule
                 if not db.is_chunk_done(cam, c.t0, c.t1, c.fps, c.seats_key, c.models_key)]
         report.chunks_skipped = len(chunks) - len(todo)
         init_args = (video_path, calibration.to_json(), cam, long_side,
-                     tuple(Model(m).value for m in models), gate)
+                     tuple(Model(m).value for m in models), gate, windows)
         for res in _run_all(todo, workers, init_args):
             for t, size, seat_results in res.frames:
                 db.add_frame_results(cam, t, size, seat_results, commit=False)

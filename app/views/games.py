@@ -8,6 +8,7 @@ import streamlit as st
 
 from app.game import GameLoadError, find_games, load_game, read_record_fit, roots_from_env
 from app.ui import PAGE_FILES, current_game_dir, open_game
+from app.venue_choice import venue_picker
 from app.uploads import ProtocolKind, Upload, UploadRefused, create_workspace, size_limit
 from review.calibration_verdict import workspace_verdict
 from review.pipeline import analyze
@@ -91,7 +92,8 @@ if path:
             st.page_link(PAGE_FILES["queue"], label=f"Open the incident queue ({len(game.incidents)})",
                          icon=":material/list:")
         label = "Resume analysis" if any(state.steps.values()) and not state.analysed else "Run analysis"
-        if st.button(label, key="run_analysis", disabled=not checked.usable):
+        venue, venue_ok = venue_picker(game)
+        if st.button(label, key="run_analysis", disabled=not checked.usable or not venue_ok):
             bar = st.progress(0.0, text="starting…")
 
             def report(r: ProgressReport) -> None:
@@ -99,7 +101,7 @@ if path:
 
             t0 = time.monotonic()
             try:
-                analyze(game.root, progress=report)
+                analyze(game.root, progress=report, venue=venue)
             except Exception as exc:  # the pipeline's error is the user's message
                 st.error(f"Analysis stopped: {exc}. Finished steps are kept; "
                          "press Resume to continue.")

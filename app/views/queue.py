@@ -4,6 +4,7 @@ from __future__ import annotations
 import streamlit as st
 
 from app.incident_queue import UNDECIDED, QueueFilter, not_judged, one_line, phase_labels, queue
+from app.teach_view import teach_section
 from app.ui import open_incident, require_game, store
 
 st.title("Incidents")
@@ -15,6 +16,7 @@ if game.abstentions:
         st.markdown("\n".join(f"- {line}" for line in lines))
 if not game.incidents:
     st.info("This game has no incidents (not analysed yet, or nothing was found).")
+    teach_section(game)
     st.stop()
 
 with store(game) as s:
@@ -43,3 +45,5 @@ for inc in rows:
         left.caption(inc.impact.summary)
     if right.button("Open", key=f"open_{inc.id}"):
         open_incident(inc.id)
+
+teach_section(game)

@@ -16,6 +16,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "are skipped. Never touches protocol.json, calibration.json, the video or review.db.")
     an.add_argument("game_dir", metavar="GAME_DIR")
     _common(an)
+    an.add_argument("--venue", metavar="NAME", default=None,
+                    help="run the seat windows `mafvar learn` fine-tuned for this venue (its current version, "
+                         "from the venues/ folder beside the game); without it, the committed model")
     an.add_argument("--json", action="store_true", help="print the run's statistics as JSON")
     an.set_defaults(handler=_analyze)
 
@@ -77,7 +80,8 @@ def _run(args, quiet: bool):
         line = ProgressLine(term) if not quiet else None
         try:
             stats = analyze(args.game_dir, progress=line.show if line else None, workers=args.workers,
-                            only=args.phase, anchors=_anchors(args.anchor), force=args.force, gate=args.gate)
+                            only=args.phase, anchors=_anchors(args.anchor), force=args.force, gate=args.gate,
+                            venue=getattr(args, "venue", None))
         except AnalysisError as exc:
             raise UserError(str(exc)) from None
         finally:
@@ -89,13 +93,21 @@ def _run(args, quiet: bool):
 def _analyze(args) -> int:
     stats = _run(args, quiet=args.json)
     doc = stats.to_json()
+    model = doc.get("appearance_model") or {}
+    if model.get("fallback"):
+        # a broken venue model: said as an error, though the analysis ran (on the committed model)
+        print(f"mafvar analyze: error: {model['fallback']}", file=sys.stderr)
     if args.json:
         print(json.dumps(doc, indent=1))
         return 0
     for w in doc["warnings"]:
-        print(f"warning: {w}", file=sys.stderr)
+        if w != model.get("fallback"):
+            print(f"warning: {w}", file=sys.stderr)
     print(f"analysed {doc['video_s']:.0f} s of video in {doc['wall_s']:.1f} s "
           f"({doc['frames_decoded']} of {doc['frames_total']} frames decoded); results in {args.game_dir}/analysis/")
+    if model.get("venue") is not None:
+        from review.venues import recorded_choice
+        print(f"seat windows: {recorded_choice(model)}")
     todo = doc.get("needs_anchor") or []
     if todo:
         print(f"{len(todo)} calls could not be placed within 1 s; anchor them on the app's timeline page "

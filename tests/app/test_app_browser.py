@@ -408,26 +408,24 @@ def test_a_side_judge_rules_only_with_the_chief_judges_passphrase(browser, tmp_p
 
 def _first_run_upload(tmp_path: Path) -> tuple[Path, Path]:
     """What a judge brings: the table camera's recording (a copy of the sample's) and the
-    judge's protocol of that game with its times (native format).
-
-    Not yet a mafiaratings record: a platform record has no times and no calls, and the
-    untimed alignment (issue 17) placed day 1's first vote call one call late in this walk
-    with the right seats (the record was then judged not to fit, 40 % of ballot cells
-    agreeing, and no incident was raised: safe, but the walk stops there), where
-    `mafvar analyze` on the same files placed it and the record fitted (78 %)."""
-    protocol = tmp_path / "upload" / "protocol.json"
-    protocol.parent.mkdir()
-    shutil.copy2(SAMPLE / "protocol.json", protocol)
-    video = tmp_path / "upload" / "table-camera.mp4"
+    game's record from the rating platform (mafiaratings: no times, no calls at night, no
+    announced counts), here the sample's own protocol exported by `mafvar protocol export`."""
+    from mafvar.cli import main as cli
+    upload = tmp_path / "upload"
+    upload.mkdir()
+    record = upload / "game-4711.json"
+    assert cli(["protocol", "export", "--to", "mafiaratings", "-o", str(record), str(SAMPLE / "protocol.json")]) == 0
+    assert "\"t\"" not in record.read_text(), "a platform record carries no event times"
+    video = upload / "table-camera.mp4"
     shutil.copy2(SAMPLE / "video.mp4", video)
-    return video, protocol
+    return video, record
 
 
 @pytest.mark.skipif(not (SAMPLE / "video.mp4").is_file(), reason="the committed sample is not built")
 def test_first_run_from_an_upload_to_a_recorded_decision(browser, tmp_path):
     """A judge's first run with no command line and no hand-made file: upload a video and a
-    protocol, accept the seats proposed from the recording, run the analysis, open the
-    first incident, record a decision, reload and see it."""
+    mafiaratings record, accept the seats proposed from the recording, run the analysis,
+    open the first incident, record a decision, reload and see it."""
     video, record = _first_run_upload(tmp_path)
     games = tmp_path / "games"
     games.mkdir()
@@ -443,14 +441,14 @@ def test_first_run_from_an_upload_to_a_recorded_decision(browser, tmp_path):
         page.wait_for_timeout(500)
         main_area = page.get_by_test_id("stMain")
         main_area.get_by_label("Game name (a new folder)").fill("table1-game1")
-        main_area.get_by_text("native", exact=True).click()
+        main_area.get_by_text("mafiaratings", exact=True).click()
         uploads = page.locator("[data-testid='stFileUploaderDropzoneInput']")
         # one at a time: the page redraws the form when a file has arrived
         uploads.nth(0).set_input_files(str(video))
         page.get_by_text("table-camera.mp4").first.wait_for()
         page.wait_for_timeout(500)
         page.locator("[data-testid='stFileUploaderDropzoneInput']").nth(1).set_input_files(str(record))
-        page.get_by_text("protocol.json").first.wait_for()
+        page.get_by_text("game-4711.json").first.wait_for()
         click_main(page, "Create game")
         wait_text(page, "Next: propose the seats from the recording")
         assert_clean(page, "created")

@@ -143,7 +143,11 @@ def test_the_judges_voice_places_every_call_the_picture_placed_roughly():
     s = alignment_score(_truth(), al.to_dict()["intervals"])
     assert s["within"] == s["marks"], "\n".join(format_alignment(s))
     assert s["max_error"] <= 0.15
-    assert al.to_dict()["needs_anchor"] == []
+    # only the night checks are listed: no mark of the picture was given for them, and
+    # the order of events alone cannot say which of the night's utterances they are
+    listed = al.to_dict()["needs_anchor"]
+    assert {a["what"] for a in listed} <= {"don_check", "sheriff_check"}, listed
+    assert all("order of events" in a["reason"] for a in listed)
     # the picture alone (no sound) cannot promise a second: every such call is listed
     alone = align(_timeline(_untimed(doc)), rough, use_protocol_times=False).to_dict()
     listed = {(a["key"], a["what"]) for a in alone["needs_anchor"]}

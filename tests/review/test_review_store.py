@@ -78,6 +78,7 @@ def test_triggers_refuse_update_and_delete_on_every_table(tmp_path):
         a = s.file_appeal(4, "miscount", reviewer="Anna", role="chief_judge",
                           incident_ids=["peek-1"])
         s.rule_appeal(a.id, "Anna", "chief_judge", "rejected", "not gross")
+        s.answer_frame(12.5, 4, "mask", "mask_on", "Boris", "side_judge")
     # A raw connection, as any other tool would use: the database itself refuses.
     conn = sqlite3.connect(path, isolation_level=None)  # recursive_triggers off: the default
     for table in APPEND_ONLY_TABLES:

@@ -310,6 +310,32 @@ def test_an_older_store_is_migrated_never_lost_and_the_chain_says_where_it_start
     assert code == 2 and "decisions row 1: changed after audit-log row 3" in out
 
 
+def test_a_schema_2_store_opens_as_schema_3_with_every_row_and_its_chain(tmp_path, monkeypatch):
+    # schema 3 (frame answers, mafvar learn) added a table: a store mafvar wrote at
+    # schema 2 keeps its rows and its hash chain, and a copy of it as it was
+    from review import store as store_module
+    write_incidents(tmp_path)
+    path = tmp_path / "review.db"
+    with monkeypatch.context() as m:
+        m.setattr(store_module, "SCHEMA_VERSION", 2)
+        with ReviewStore.open(path) as s:
+            assert s.schema_version == 2
+            s.decide("peek-1", "Anna", "chief_judge", "confirmed", "at schema 2")
+            s.verify_vote(1, 1, 5, 3, "voted", "Boris", "side_judge")
+            head = s.audit_log()[-1]
+    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == 2
+    with ReviewStore.open(path) as s:
+        assert s.schema_version == SCHEMA_VERSION == 3
+        assert s.current_decision("peek-1").note == "at schema 2"
+        assert [(v.voter_seat, v.verdict.value) for v in s.current_verifications()] == [(3, "voted")]
+        assert head in s.audit_log()                          # the schema-2 audit rows, as they were
+        s.answer_frame(12.5, 3, "mask", "mask_on", "Boris", "side_judge")
+        assert [a.frame for a in s.current_frame_answers()] == [(12.5, 3, "mask")]
+    assert (tmp_path / "review.db.schema2").exists()
+    code, out, _ = run("store", "verify", str(tmp_path))
+    assert code == 0 and "hash chain intact" in out
+
+
 def test_the_app_refuses_a_store_that_fails(tmp_path):
     import sys
     from pathlib import Path

@@ -59,6 +59,8 @@ def _act(s: ReviewStore, action: Action, name: str, role: str, passphrase=None):
                              passphrase=passphrase)
     if action is Action.EXPORT:
         return s.record_export(name, role, "report", passphrase=passphrase)
+    if action is Action.ANSWER_FRAME:
+        return s.answer_frame(30.2, 3, "fist", "no_fist", name, role, passphrase=passphrase)
     raise AssertionError(action)
 
 
@@ -79,6 +81,7 @@ DOCUMENTED = {
     Action.ATTACH_INCIDENTS: {"chief_judge", "side_judge", "organiser"},
     Action.RULE_APPEAL: {"chief_judge"},
     Action.EXPORT: {"chief_judge", "organiser"},
+    Action.ANSWER_FRAME: {"chief_judge", "side_judge"},
 }
 
 

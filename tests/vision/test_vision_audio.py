@@ -51,3 +51,21 @@ def test_tone_and_music_cues(tmp_path):
     music = active_intervals(band_energy(audio, 250, 350), threshold_db=-30, min_duration=1.0)
     assert len(music) == 1
     assert music[0][0] == pytest.approx(2.5, abs=0.06) and music[0][1] == pytest.approx(5.0, abs=0.06)
+
+
+def test_night_music_is_found_by_its_held_partials_and_a_voice_is_not_music():
+    from sample_videos.audio import render_audio
+    from vision.audio import music_intervals
+    rate = 16000
+    # room noise all through, the renderer's night music (a pad and an arpeggio) 6-26 s
+    night = render_audio(40.0, [(6.0, 26.0)], [], seed=3, rate=rate)
+    found = music_intervals(Audio(night, rate))
+    assert len(found) == 1
+    assert found[0][0] == pytest.approx(6.0, abs=1.0) and found[0][1] == pytest.approx(26.0, abs=1.0)
+    # a voice-like sound: a gliding, syllable-modulated harmonic tone over the same noise
+    t = np.arange(int(40.0 * rate)) / rate
+    f0 = 140 + 40 * np.sin(2 * np.pi * 0.7 * t)
+    voice = sum(np.sin(2 * np.pi * k * np.cumsum(f0) / rate) / k for k in range(1, 6))
+    voice = 0.1 * voice * (np.sin(2 * np.pi * 4.0 * t) > 0)
+    day = render_audio(40.0, [], [], seed=3, rate=rate) + voice.astype(np.float32)
+    assert music_intervals(Audio(day.astype(np.float32), rate)) == []

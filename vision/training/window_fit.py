@@ -27,30 +27,56 @@ def fit(x: np.ndarray, y: np.ndarray, classes: tuple[str, ...], hidden: int = 12
               np.zeros(hidden, np.float32),
               (rng.normal(0, 1, (hidden, k)) / np.sqrt(hidden)).astype(np.float32),
               np.zeros(k, np.float32)]
-    m1 = [np.zeros_like(p) for p in params]
-    m2 = [np.zeros_like(p) for p in params]
-    step = 0
+    adam = Adam(params, lr)
     for _ in range(epochs):
         order = rng.permutation(len(xs))
         for i in range(0, len(xs), batch):
             j = order[i:i + batch]
             xb, yb = xs[j], idx[j]
-            w1, b1, w2, b2 = params
-            pre = xb @ w1 + b1
-            h = np.maximum(pre, 0.0)
-            z = h @ w2 + b2
-            z -= z.max(axis=1, keepdims=True)
-            p = np.exp(z)
-            p /= p.sum(axis=1, keepdims=True)
+            pre, h, p = forward(params, xb)
             g = p
             g[np.arange(len(j)), yb] -= 1.0
             g *= cw[yb][:, None] / len(j)
-            gh = g @ w2.T
-            gh[pre <= 0] = 0.0
-            grads = [xb.T @ gh + l2 * w1, gh.sum(axis=0), h.T @ g + l2 * w2, g.sum(axis=0)]
-            step += 1
-            for q, gq in enumerate(grads):
-                m1[q] = 0.9 * m1[q] + 0.1 * gq
-                m2[q] = 0.999 * m2[q] + 0.001 * gq * gq
-                params[q] -= lr * (m1[q] / (1 - 0.9 ** step)) / (np.sqrt(m2[q] / (1 - 0.999 ** step)) + 1e-8)
+            w1, _, w2, _ = params
+            grads = backward(params, xb, pre, h, g)
+            grads[0] += l2 * w1
+            grads[2] += l2 * w2
+            adam.step(grads)
     return WindowModel(tuple(classes), mean.astype(np.float32), scale.astype(np.float32), *params)
+
+
+def forward(params: list[np.ndarray], xb: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(pre-activations, hidden layer, class probabilities) of standardised rows."""
+    w1, b1, w2, b2 = params
+    pre = xb @ w1 + b1
+    h = np.maximum(pre, 0.0)
+    z = h @ w2 + b2
+    z -= z.max(axis=1, keepdims=True)
+    p = np.exp(z)
+    p /= p.sum(axis=1, keepdims=True)
+    return pre, h, p
+
+
+def backward(params: list[np.ndarray], xb: np.ndarray, pre: np.ndarray, h: np.ndarray,
+             g: np.ndarray) -> list[np.ndarray]:
+    """Gradients of (w1, b1, w2, b2) given the loss's gradient `g` on the logits."""
+    gh = g @ params[2].T
+    gh[pre <= 0] = 0.0
+    return [xb.T @ gh, gh.sum(axis=0), h.T @ g, g.sum(axis=0)]
+
+
+class Adam:
+    """Adam (0.9, 0.999) updating the parameter arrays in place."""
+
+    def __init__(self, params: list[np.ndarray], lr: float):
+        self.params, self.lr, self.n = params, lr, 0
+        self.m1 = [np.zeros_like(p) for p in params]
+        self.m2 = [np.zeros_like(p) for p in params]
+
+    def step(self, grads: list[np.ndarray]) -> None:
+        self.n += 1
+        for q, gq in enumerate(grads):
+            self.m1[q] = 0.9 * self.m1[q] + 0.1 * gq
+            self.m2[q] = 0.999 * self.m2[q] + 0.001 * gq * gq
+            self.params[q] -= self.lr * (self.m1[q] / (1 - 0.9 ** self.n)) / (
+                np.sqrt(self.m2[q] / (1 - 0.999 ** self.n)) + 1e-8)

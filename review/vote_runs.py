@@ -1,0 +1,187 @@
+"""A vote heard: the judge's calls and thank-yous, one after the other.
+
+Every rulebook has the judge call a vote the same way: "who votes against
+number N", the window, "thank you", a short pause, the next call. Heard as
+utterances (vision.audio.speech_segments) a vote is a *run*: call-shaped and
+thank-you-shaped utterances alternating, each "thank you" a window after its
+call (the same window at every call: the judge counts it), each next call a moment after the "thank you", nothing said in between.
+A run has as many calls as the vote has candidates, which a protocol without
+times still says. Players' talk seldom makes such a run, and almost never one
+of the right length where the order of events puts a vote: this is what
+places a vote's calls when the picture cannot (small or blurred hands) and the
+protocol has no times (docs/vision.md "Alignment").
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from statistics import median
+from typing import Protocol, Sequence
+
+
+class Utterance(Protocol):
+    @property
+    def t(self) -> float: ...
+    @property
+    def t_end(self) -> float | None: ...
+    @property
+    def confidence(self) -> float: ...
+
+
+@dataclass(frozen=True)
+class Heard:
+    """Utterances heard as one ("thank you" split in two at its stop)."""
+    t: float
+    t_end: float | None
+    confidence: float
+
+
+@dataclass(frozen=True)
+class RunShape:
+    """How the judge's vote sounds (seconds)."""
+    call: tuple[float, float]          # a call's length
+    thanks: tuple[float, float]        # "thank you"'s length
+    thanks_after: tuple[float, float]  # from a call's end to its "thank you"
+    next_call: float                   # from "thank you"'s end to the next call, at most
+    window_jitter: float = 0.3         # a judge counts the same window at every call of a vote
+    joined: float = 0.35               # utterances this close are one (the stop in "thank you", "спасибо")
+
+
+@dataclass(frozen=True)
+class Run:
+    """Utterances heard as one vote: `calls[k]` and its `thanks[k]`."""
+    calls: tuple[Utterance, ...]
+    thanks: tuple[Utterance, ...]
+
+    @property
+    def t0(self) -> float:
+        return self.calls[0].t
+
+    @property
+    def t1(self) -> float:
+        last = self.thanks[-1]
+        return last.t_end if last.t_end is not None else last.t
+
+    @property
+    def confidence(self) -> float:
+        us = self.calls + self.thanks
+        return sum(u.confidence for u in us) / len(us)
+
+
+def _length(u: Utterance) -> float | None:
+    return None if u.t_end is None else u.t_end - u.t
+
+
+def _is(u: Utterance, span: tuple[float, float]) -> bool:
+    d = _length(u)
+    return d is not None and span[0] <= d <= span[1]
+
+
+def vote_runs(utterances: Sequence[Utterance], shape: RunShape) -> list[Run]:
+    """Every run of consecutive utterances that sounds like a vote, from each call-shaped
+    utterance a "thank you" follows, as long as it goes on (runs may overlap: one
+    starting at the candidates read out, one at the first call; `assign_runs` sorts
+    out which fits)."""
+    us = sorted((u for u in utterances if u.t_end is not None), key=lambda u: u.t)
+    out = []
+    for k in range(len(us)):
+        calls: list[Utterance] = []
+        thanks: list[Utterance] = []
+        i = k
+        while i + 1 < len(us) and _is(us[i], shape.call) and _is(us[i + 1], shape.thanks):
+            gap = us[i + 1].t - (us[i].t_end or us[i].t)
+            if not shape.thanks_after[0] <= gap <= shape.thanks_after[1]:
+                break
+            if calls and abs(gap - (thanks[0].t - (calls[0].t_end or calls[0].t))) > shape.window_jitter:
+                break
+            if thanks and us[i].t - (thanks[-1].t_end or thanks[-1].t) > shape.next_call:
+                break
+            calls.append(us[i])
+            said = us[i + 1]
+            i += 2
+            # "thank you" heard in two (its stop): the fragment right after it is part of it
+            while i < len(us) and said.t_end is not None and us[i].t - said.t_end <= shape.joined \
+                    and (us[i].t_end or us[i].t) - us[i].t < shape.call[0] \
+                    and (us[i].t_end or us[i].t) - said.t <= shape.thanks[1]:
+                said = Heard(said.t, us[i].t_end, said.confidence)
+                i += 1
+            thanks.append(said)
+        if calls:
+            out.append(Run(tuple(calls), tuple(thanks)))
+    # a run that goes on from another's call is that run's tail, not a vote of its own
+    later = {id(c) for r in out for c in r.calls[1:]}
+    return _like_the_judge([r for r in out if id(r.calls[0]) not in later], shape)
+
+
+def _window(r: Run) -> float:
+    return float(median(th.t - (c.t_end or c.t) for c, th in zip(r.calls, r.thanks)))
+
+
+def _like_the_judge(runs: list[Run], shape: RunShape) -> list[Run]:
+    """The runs whose window is the judge's: one judge counts the same window all game,
+    so the runs of two calls or more (the votes, mostly) give its median, and a run far
+    from it is talk that happened to alternate. With no such run there is nothing to
+    compare with: all are kept."""
+    long = [r for r in runs if len(r.calls) >= 2]
+    if not long:
+        return runs
+    window = median(_window(r) for r in long for _ in r.calls)
+    return [r for r in runs if abs(_window(r) - window) <= shape.window_jitter]
+
+
+def assign_runs(sizes: Sequence[int], windows: Sequence[tuple[float, float]], runs: Sequence[Run]
+                ) -> dict[int, Run]:
+    """Votes (their number of calls, in the game's order, each with the stretch of the
+    recording it must lie in) to runs of exactly that many calls, in order, as many as
+    possible. Only a vote no other assignment as good would give another run is
+    returned: where two runs could be the vote, neither is taken."""
+    # talk right after a vote (a last word, the tie speeches) can happen to go on like
+    # it: a vote may be the first calls of a longer run, never its middle or end (the
+    # candidates are read out before it, which is not a call)
+    runs = list(runs) + [Run(r.calls[:k], r.thanks[:k]) for r in runs for k in range(1, len(r.calls))]
+    best, pick = _best(sizes, windows, runs, None)
+    out = {}
+    for i, j in pick.items():
+        alt, _ = _best(sizes, windows, runs, (i, j))
+        if alt < best:
+            out[i] = runs[j]
+    return out
+
+
+def _best(sizes: Sequence[int], windows: Sequence[tuple[float, float]], runs: Sequence[Run],
+          banned: tuple[int, int] | None) -> tuple[int, dict[int, int]]:
+    """Monotone assignment (vote i to run j: runs in time order and not overlapping)
+    with the most votes assigned; ties broken by no preference."""
+    order = sorted(range(len(runs)), key=lambda j: runs[j].t0)
+    rs = [runs[j] for j in order]
+    n, m = len(sizes), len(rs)
+    # score[i][j]: most votes assigned among the first i votes using runs before position j
+    score = [[0] * (m + 1) for _ in range(n + 1)]
+    move = [[0] * (m + 1) for _ in range(n + 1)]
+    for i in range(1, n + 1):
+        for j in range(1, m + 1):
+            best, how = score[i - 1][j], 0
+            if score[i][j - 1] > best:
+                best, how = score[i][j - 1], 1
+            r = rs[j - 1]
+            lo, hi = windows[i - 1]
+            if (len(r.calls) == sizes[i - 1] and lo <= r.t0 and r.t1 <= hi
+                    and (banned is None or banned != (i - 1, order[j - 1]))):
+                # the previous vote's run must end before this one starts
+                k = j - 1
+                while k > 0 and rs[k - 1].t1 > r.t0:
+                    k -= 1
+                if score[i - 1][k] + 1 > best:
+                    best, how = score[i - 1][k] + 1, 2 + k
+            score[i][j], move[i][j] = best, how
+    pick: dict[int, int] = {}
+    i, j = n, m
+    while i > 0 and j > 0:
+        how = move[i][j]
+        if how >= 2:
+            pick[i - 1] = order[j - 1]
+            i, j = i - 1, how - 2
+        elif how == 1:
+            j -= 1
+        else:
+            i -= 1
+    return score[n][m], pick

@@ -1,0 +1,169 @@
+"""A vote heard: runs of the judge's call and thank-you utterances (review/vote_runs.py),
+and the untimed alignment that takes a vote only when no other run could be it, and
+doubts what only the order of events placed (review.align.doubtful)."""
+from __future__ import annotations
+
+import json
+
+from engine.generate import random_game
+from engine.protocol import Protocol
+from engine.replay import replay
+from engine.timeline import Kind, build_timeline
+from review.align import VOTE_SHAPE, Mark, align
+from review.vote_runs import assign_runs, vote_runs
+
+TIME_KEYS = ("t", "t_end", "t_call_end", "t_call2", "t_thanks")
+
+
+def said(t, length, conf=0.7):
+    return Mark("speech", t, conf, "speech", t_end=t + length)
+
+
+def vote(t, calls, window=1.6, pause=1.0, call=0.9, thanks=0.35):
+    """A judge calling a vote of `calls` candidates from `t`: call, window, thank you, pause."""
+    out = []
+    for _ in range(calls):
+        out.append(said(t, call))
+        out.append(said(t + call + window, thanks))
+        t += call + window + thanks + pause
+    return out
+
+
+def test_a_vote_is_one_run_with_as_many_calls_and_the_candidates_read_out_before_it_are_not_a_call():
+    # "the candidates are numbers 4 and 6" (2 s), then the vote; talk before, a last word after
+    heard = [said(40.0, 1.2), said(42.1, 0.3), said(50.0, 2.0)] + vote(52.6, 3) + [said(70.0, 1.4)]
+    runs = vote_runs(heard, VOTE_SHAPE)
+    three = [r for r in runs if len(r.calls) == 3]
+    assert len(three) == 1 and three[0].t0 == 52.6
+    assert not any(len(r.calls) == 3 and r.t0 != 52.6 for r in runs)
+
+
+def test_a_thank_you_split_at_its_stop_is_one_and_a_different_window_ends_the_run():
+    heard = vote(10.0, 2)
+    thanks = heard[1]
+    # "thank" and "you" heard apart
+    heard[1:2] = [said(thanks.t, 0.15), said(thanks.t + 0.3, 0.12)]
+    assert [len(r.calls) for r in vote_runs(heard, VOTE_SHAPE)] == [2]
+    # talk after the vote: a call-length utterance and a short one, but not the judge's
+    # window apart: neither a third call nor a vote of its own
+    tail = heard[-1].t_end + 1.0
+    heard += [said(tail, 1.0), said(tail + 1.0 + 0.45, 0.3)]
+    assert [(r.t0, len(r.calls)) for r in vote_runs(heard, VOTE_SHAPE)] == [(10.0, 2)]
+    # the same pair with the judge's window and "thank you" is one (a vote of one call)
+    heard += [said(tail + 5.0, 1.0), said(tail + 5.0 + 1.0 + 1.6, 0.35)]
+    assert [(r.t0, len(r.calls)) for r in vote_runs(heard, VOTE_SHAPE)] == [(10.0, 2), (tail + 5.0, 1)]
+
+
+def test_two_runs_that_could_be_one_vote_give_neither():
+    runs = vote_runs(vote(10.0, 2) + vote(60.0, 2), VOTE_SHAPE)
+    assert len(runs) == 2
+    # one vote of two calls, nothing to say which run: not taken
+    assert assign_runs([2], [(float("-inf"), float("inf"))], runs) == {}
+    # two votes of two calls in order: each has one run
+    got = assign_runs([2, 2], [(float("-inf"), float("inf"))] * 2, runs)
+    assert {i: r.t0 for i, r in got.items()} == {0: 10.0, 1: 60.0}
+    # the picture says where the first vote is: only the run there
+    assert {i: r.t0 for i, r in assign_runs([2], [(50.0, 90.0)], runs).items()} == {0: 60.0}
+
+
+def _untimed(doc):
+    doc = json.loads(json.dumps(doc))
+    for ev in doc["events"]:
+        for k in TIME_KEYS:
+            ev.pop(k, None)
+    return doc
+
+
+def _timeline(doc):
+    p = Protocol.from_dict(doc)
+    return build_timeline(p, replay(p))
+
+
+def test_without_times_or_picture_the_judges_votes_place_their_calls_and_the_rest_is_listed():
+    doc = random_game(8)
+    truth = _timeline(doc)
+    passes: dict[str, list] = {}
+    for iv in truth:
+        if iv.kind is Kind.VOTE_CALL:
+            passes.setdefault(iv.key.rsplit(".", 1)[0], []).append(iv)
+    heard, quiet = [], []
+    for calls in passes.values():
+        heard += vote(calls[0].t0, len(calls))
+        quiet.append((calls[0].t0 - 3.0, heard[-1].t_end + 3.0))
+    # talk all day (not while a vote is called): utterances no vote is made of
+    heard += [said(t, 1.1, 0.5) for t in range(0, int(max(iv.t1 or 0 for iv in truth)), 9)
+              if not any(a <= t <= b for a, b in quiet)]
+    heard.sort(key=lambda m: m.t)
+    al = align(_timeline(_untimed(doc)), heard, use_protocol_times=False)
+    placed = {p.interval.key: p for p in al.placements}
+    listed = {(a["key"], a["what"]) for a in al.needs_anchor}
+    for calls in passes.values():
+        for k, iv in enumerate(calls):
+            p = placed[iv.key]
+            right = abs(p.interval.t0 - (calls[0].t0 + k * (0.9 + 1.6 + 0.35 + 1.0))) < 0.01
+            # every call either at its utterance or listed for an anchor, never confidently elsewhere
+            assert right or (iv.key, "call") in listed, iv.key
+    # the nightfalls: only the order of events could place them (no picture, no music): listed
+    for iv in truth:
+        if iv.kind is Kind.NIGHT:
+            assert (iv.key, "nightfall") in listed
+    # and the votes were heard: most calls placed at their utterance
+    right = sum(1 for calls in passes.values() for iv in calls if (iv.key, "call") not in listed)
+    assert right >= len([iv for c in passes.values() for iv in c]) // 2
+
+
+def test_in_a_club_that_plays_night_music_a_nightfall_only_the_picture_saw_is_doubted():
+    doc = random_game(8)
+    truth = _timeline(doc)
+    nights = [iv for iv in truth if iv.kind is Kind.NIGHT and iv.t0 is not None and iv.t1 is not None][:2]
+    marks = []
+    # night 1: the music starts and stops, the judge says "night falls" as it starts
+    marks += [Mark("nightfall", nights[0].t0 + 0.4, 0.8, "music"), Mark("morning", nights[0].t1, 0.8, "music"),
+              said(nights[0].t0, 1.0)]
+    # night 2: no music, only masks going on (seen 1.5 s late) and an utterance near them
+    marks += [Mark("nightfall", nights[1].t0 + 1.5, 0.9, "video"), said(nights[1].t0, 1.0)]
+    marks.sort(key=lambda m: m.t)
+    al = align(_timeline(_untimed(doc)), marks, use_protocol_times=False)
+    assert f"nightfall:{nights[1].key}" in al.doubts and f"nightfall:{nights[0].key}" not in al.doubts
+    assert (nights[1].key, "nightfall") in {(a["key"], a["what"]) for a in al.needs_anchor}
+    placed = {p.interval.key: p for p in al.placements}
+    assert abs(placed[nights[0].key].interval.t0 - nights[0].t0) < 0.01
+    assert placed[nights[0].key].anchored_by == "speech"
+    # without music anywhere the same picture mark and utterance place night 2
+    quiet = [m for m in marks if m.source != "music"]
+    al = align(_timeline(_untimed(doc)), quiet, use_protocol_times=False)
+    assert f"nightfall:{nights[1].key}" not in al.doubts
+
+
+def test_a_vote_whose_thank_you_is_the_next_call_or_off_the_judges_window_is_doubted():
+    from review.align import Expected, doubtful
+    exp = [Expected("vote_call", "r0.vote.p0.c1", None, 10), Expected("thanks", "r0.vote.p0.c1", None, 10),
+           Expected("vote_call", "r0.vote.p0.c8", None, 11), Expected("thanks", "r0.vote.p0.c8", None, 11)]
+    sp = lambda kind, t, length: Mark(kind, t, 0.6, "speech", t_end=t + length)
+    basis = {0: "seen:video", 1: "heard", 2: "seen:video", 3: "heard"}
+    # the candidates read out taken for the first call, the first call for its "thank you"
+    # and for the second call: the picture's fists put the calls there, the voice cannot agree
+    tangled = {0: sp("vote_call", 54.8, 2.0), 1: sp("thanks", 57.7, 0.9), 2: sp("vote_call", 57.7, 0.9),
+               3: sp("thanks", 60.1, 0.3)}
+    assert set(doubtful(exp, tangled, basis)) == {0, 1, 2, 3}
+    # the same vote heard as it is: nothing doubted
+    right = {0: sp("vote_call", 57.7, 0.9), 1: sp("thanks", 60.1, 0.3), 2: sp("vote_call", 61.1, 0.9),
+             3: sp("thanks", 63.6, 0.3)}
+    assert doubtful(exp, right, basis) == {}
+    # the judge's window is 1.5 s (votes heard whole elsewhere): a "thank you" 0.5 s after is not one
+    judge = vote(120.0, 2, window=1.5) + vote(140.0, 3, window=1.5)
+    off = {**right, 1: sp("thanks", 59.1, 0.3)}
+    assert doubtful(exp, off, basis) == {}
+    assert set(doubtful(exp, off, basis, speech=judge)) == {0, 1, 2, 3}
+
+
+def test_a_vote_followed_by_talk_that_goes_on_like_it_is_its_first_calls():
+    first = vote(57.7, 2, window=1.5)
+    # a last word right after the vote: a call-length utterance and a short one, the judge's window apart
+    last = first[-1].t_end + 1.5
+    talk = [said(last, 0.5), said(last + 0.5 + 1.45, 0.3)]
+    second = vote(73.4, 2, window=1.6)
+    runs = vote_runs(first + talk + second, VOTE_SHAPE)
+    assert sorted((r.t0, len(r.calls)) for r in runs) == [(57.7, 3), (73.4, 2)]
+    got = assign_runs([2, 2], [(float("-inf"), float("inf"))] * 2, runs)
+    assert {i: (r.t0, len(r.calls)) for i, r in got.items()} == {0: (57.7, 2), 1: (73.4, 2)}
