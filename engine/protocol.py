@@ -387,6 +387,14 @@ def _field_path(path) -> tuple[int | None, str]:
 TIME_FIELDS = ("t", "t_end", "t_call_end", "t_call2", "t_thanks")
 
 
+def without_times(doc: dict) -> dict:
+    """A copy of a protocol document with every event time removed (an untimed record:
+    the events keep their order and everything else)."""
+    out = json.loads(json.dumps(doc))
+    out["events"] = [{k: v for k, v in ev.items() if k not in TIME_FIELDS} for ev in out["events"]]
+    return out
+
+
 def limit_issues(doc: Any) -> list[Issue]:
     """Size and magnitude limits checked before the schema (and before any replay).
 

@@ -76,12 +76,7 @@ def truth_cells(truth: dict) -> list[dict]:
     """Per truth vote call: time, candidate, eligible voters and the seats whose vote counts (defaults included)."""
     calls = []
     votes = truth.get("votes", [])
-    passes: dict[int, int] = {}
-    for rid, rnd in enumerate(truth["phases"]["votes"]):
-        day = rnd.get("day")
-        pass_index = passes.get(day, 0) if day is not None else 0
-        if day is not None and rnd.get("kind") in ("vote", "revote"):
-            passes[day] = pass_index + 1
+    for rid, (rnd, pass_index) in enumerate(_with_passes(truth)):
         if rnd.get("kind") == "raise":
             continue
         counted_any: set[int] = set()
@@ -91,7 +86,8 @@ def truth_cells(truth: dict) -> list[dict]:
             counted_any |= seats
             per_call.append({"t": call["call"], "candidate": call["candidate"], "eligible": rnd["eligible"],
                              "counted": seats, "true_count": call.get("true_count"),
-                             "call_id": None if day is None else (day - 1, pass_index + 1, call["candidate"])})
+                             "call_key": _call_key(rnd.get("day"), rnd.get("kind"), pass_index,
+                                                   call["candidate"])})
         if per_call:
             per_call[-1]["counted"] = per_call[-1]["counted"] | (set(rnd["eligible"]) - counted_any)
         calls.extend(per_call)
@@ -149,7 +145,8 @@ def recount_cells(truth: dict, recount_calls) -> CellScore:
         if rc is None:
             # the same call placed elsewhere (its key): its cells are the analysis's verdict
             # where it judged them (a wrong one), open where it left them open
-            rc = next((c for c in recount_calls if (c.round, c.pass_, c.candidate) == tc["call_id"]), None)
+            rc = next((c for c in recount_calls if tc["call_key"] is not None and
+                       _call_key(c.round + 1, "vote", c.pass_ - 1, c.candidate) == tc["call_key"]), None)
         counted = {v.seat for v in rc.voters if v.counted} if rc else set()
         open_ = rc.unverified_seats if rc else frozenset()
         if rc is None and any(c.candidate == tc["candidate"] and c.t_call is None for c in recount_calls):
@@ -282,19 +279,29 @@ def truth_marks(truth: dict) -> list[dict]:
     out = []
     for night in truth["phases"]["nights"]:
         out.append({"what": "nightfall", "key": f"r{night['index']}.night", "t": night["nightfall"]})
+    for rnd, pass_index in _with_passes(truth):
+        for call in rnd["calls"]:
+            ev = call.get("event")
+            key = _call_key(rnd.get("day"), rnd.get("kind"), pass_index, call.get("candidate"))
+            out.append({"what": "call", "event": ev, "call_key": key, "t": call["call"]})
+            out.append({"what": "window_open", "event": ev, "call_key": key, "t": call.get("call_end"),
+                        "call": call["call"]})
+            out.append({"what": "window_close", "event": ev, "call_key": key, "t": call.get("thanks")})
+    return out
+
+
+def _with_passes(truth: dict) -> list[tuple[dict, int]]:
+    """The truth's vote rounds in order, each with its pass of the day (0 the first
+    vote, 1 the revote after a tie, ...; a raise vote takes the day's next number but
+    is no pass)."""
     passes: dict[int, int] = {}
+    out = []
     for rnd in truth["phases"]["votes"]:
         day = rnd.get("day")
         pass_index = passes.get(day, 0) if day is not None else 0
         if day is not None and rnd.get("kind") in ("vote", "revote"):
             passes[day] = pass_index + 1
-        for call in rnd["calls"]:
-            ev = call.get("event")
-            key = _call_key(day, rnd.get("kind"), pass_index, call.get("candidate"))
-            out.append({"what": "call", "event": ev, "call_key": key, "t": call["call"]})
-            out.append({"what": "window_open", "event": ev, "call_key": key, "t": call.get("call_end"),
-                        "call": call["call"]})
-            out.append({"what": "window_close", "event": ev, "call_key": key, "t": call.get("thanks")})
+        out.append((rnd, pass_index))
     return out
 
 

@@ -35,7 +35,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.protocol import load_protocol  # noqa: E402
+from engine.protocol import load_protocol, without_times  # noqa: E402
 from engine.replay import replay  # noqa: E402
 from review.evaluate import alignment_score, format_alignment, load_placed_intervals  # noqa: E402
 from review.pipeline import analyze  # noqa: E402
@@ -49,9 +49,7 @@ def is_time_field(name: str) -> bool:
 
 def strip_times(doc: dict) -> dict:
     """The protocol without a single time (events keep their order and everything else)."""
-    out = json.loads(json.dumps(doc))
-    out["events"] = [{k: v for k, v in ev.items() if not is_time_field(k)} for ev in out["events"]]
-    return out
+    return without_times(doc)
 
 
 def check_untimed(path: Path) -> None:

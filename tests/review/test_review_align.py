@@ -1,16 +1,14 @@
 """Alignment: the timeline placed on the video clock from marks, times and anchors."""
 from __future__ import annotations
 
-import copy
 
 from engine.generate import random_game
-from engine.protocol import Protocol
+from engine.protocol import Protocol, without_times
 from engine.replay import replay
 from engine.timeline import Kind, build_timeline
 from review.align import Mark, align, expected_marks, fit_clock, ordered_match, video_marks
 from vision.tracks import Track
 
-TIME_KEYS = ("t", "t_end", "t_call_end", "t_call2", "t_thanks")
 
 
 def timeline(doc):
@@ -27,13 +25,6 @@ def marks_for(intervals, clock=lambda t: t, drop_every=0, conf=0.9):
         out.append(Mark(e.kind, clock(e.t), conf, "audio"))
     return out
 
-
-def strip_times(doc):
-    doc = copy.deepcopy(doc)
-    for ev in doc["events"]:
-        for k in TIME_KEYS:
-            ev.pop(k, None)
-    return doc
 
 
 def test_fit_clock_recovers_offset_and_drift_despite_an_outlier():
@@ -62,7 +53,7 @@ def test_without_protocol_times_marks_place_every_night_and_vote_window():
     end = max(iv.t1 for iv in truth if iv.t1 is not None)
     marks += [Mark("vote_call", 3.0, 0.5, "video"), Mark("nightfall", clock(end) + 50, 0.4, "video")]
     marks.sort(key=lambda m: m.t)
-    al = align(timeline(strip_times(doc)), marks)
+    al = align(timeline(without_times(doc)), marks)
     assert al.clock is None
     placed = {p.interval.key: p.interval for p in al.placements}
     for iv in truth:
@@ -84,7 +75,7 @@ def test_ordered_matching_is_monotone_and_skips_what_was_not_seen():
 
 
 def test_a_manual_anchor_overrides_the_video():
-    doc = strip_times(random_game(4))
+    doc = without_times(random_game(4))
     tl = timeline(doc)
     night2 = next(iv for iv in tl if iv.kind is Kind.NIGHT and iv.round == 2)
     al = align(tl, [Mark("nightfall", 999.0, 0.9, "video")], anchors={night2.key: 2472.0})

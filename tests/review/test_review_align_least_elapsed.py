@@ -5,21 +5,16 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from engine.protocol import Protocol
+from engine.protocol import Protocol, without_times
 from engine.replay import replay
 from engine.timeline import Kind, build_timeline
 from review.align import Mark, align, least_elapsed
 
 DEMO = Path(__file__).resolve().parents[2] / "sample_videos" / "demo"
-TIME_KEYS = ("t", "t_end", "t_call_end", "t_call2", "t_thanks")
 
 
 def _untimed_timeline():
-    doc = json.loads((DEMO / "protocol.json").read_text())
-    for ev in doc["events"]:
-        for k in TIME_KEYS:
-            ev.pop(k, None)
-    p = Protocol.from_dict(doc)
+    p = Protocol.from_dict(without_times(json.loads((DEMO / "protocol.json").read_text())))
     return build_timeline(p, replay(p))
 
 

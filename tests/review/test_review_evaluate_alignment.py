@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from engine.generate import random_game
-from engine.protocol import Protocol, load_protocol
+from engine.protocol import Protocol, load_protocol, without_times
 from engine.replay import replay
 from engine.timeline import Kind, build_timeline
 from review.align import Mark, align, audio_marks, expected_marks, fuse_marks, speech_marks
@@ -21,20 +21,12 @@ from vision.audio import Audio
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "sample_videos" / "demo"
 SCRIPT = ROOT / "scripts" / "eval_alignment.py"
-TIME_KEYS = ("t", "t_end", "t_call_end", "t_call2", "t_thanks")
 
 
 def _timeline(doc):
     p = Protocol.from_dict(doc)
     return build_timeline(p, replay(p))
 
-
-def _untimed(doc):
-    doc = json.loads(json.dumps(doc))
-    for ev in doc["events"]:
-        for k in TIME_KEYS:
-            ev.pop(k, None)
-    return doc
 
 
 def _truth():
@@ -121,7 +113,7 @@ def test_without_times_a_spurious_call_cue_in_the_day_does_not_take_the_vote():
     # a lone call cue in the day's speeches, well before the first call of the vote
     marks.append(Mark("vote_call", (day.t0 + first.t0) / 2, 0.9, "audio"))
     marks.sort(key=lambda m: m.t)
-    placed = {p.interval.key: p.interval for p in align(_timeline(_untimed(doc)), marks).placements}
+    placed = {p.interval.key: p.interval for p in align(_timeline(without_times(doc)), marks).placements}
     for iv in truth:
         if iv.kind is Kind.VOTE_CALL:
             assert abs(placed[iv.key].t0 - iv.t0) < 1.0, iv.key
@@ -138,7 +130,7 @@ def test_the_judges_voice_places_every_call_the_picture_placed_roughly():
     rough = [Mark(e.kind, e.t + 1.5 * ((k * 7) % 5 - 2) / 2, 0.8, "video")
              for k, e in enumerate(expected_marks(_timeline(doc)))
              if e.kind in ("nightfall", "morning", "vote_call") and e.t is not None]
-    al = align(_timeline(_untimed(doc)), rough + speech_marks(speech_segments(audio)),
+    al = align(_timeline(without_times(doc)), rough + speech_marks(speech_segments(audio)),
                use_protocol_times=False)
     s = alignment_score(_truth(), al.to_dict()["intervals"])
     assert s["within"] == s["marks"], "\n".join(format_alignment(s))
@@ -149,7 +141,7 @@ def test_the_judges_voice_places_every_call_the_picture_placed_roughly():
     assert {a["what"] for a in listed} <= {"don_check", "sheriff_check"}, listed
     assert all("order of events" in a["reason"] for a in listed)
     # the picture alone (no sound) cannot promise a second: every such call is listed
-    alone = align(_timeline(_untimed(doc)), rough, use_protocol_times=False).to_dict()
+    alone = align(_timeline(without_times(doc)), rough, use_protocol_times=False).to_dict()
     listed = {(a["key"], a["what"]) for a in alone["needs_anchor"]}
     score = alignment_score(_truth(), alone["intervals"])
     assert all((m["key"], m["what"]) in listed for m in score["misses"])

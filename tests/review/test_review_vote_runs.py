@@ -3,16 +3,14 @@ and the untimed alignment that takes a vote only when no other run could be it, 
 doubts what only the order of events placed (review.align.doubtful)."""
 from __future__ import annotations
 
-import json
 
 from engine.generate import random_game
-from engine.protocol import Protocol
+from engine.protocol import Protocol, without_times
 from engine.replay import replay
 from engine.timeline import Kind, build_timeline
 from review.align import VOTE_SHAPE, Mark, align
 from review.vote_runs import assign_runs, vote_runs
 
-TIME_KEYS = ("t", "t_end", "t_call_end", "t_call2", "t_thanks")
 
 
 def said(t, length, conf=0.7):
@@ -66,13 +64,6 @@ def test_two_runs_that_could_be_one_vote_give_neither():
     assert {i: r.t0 for i, r in assign_runs([2], [(50.0, 90.0)], runs).items()} == {0: 60.0}
 
 
-def _untimed(doc):
-    doc = json.loads(json.dumps(doc))
-    for ev in doc["events"]:
-        for k in TIME_KEYS:
-            ev.pop(k, None)
-    return doc
-
 
 def _timeline(doc):
     p = Protocol.from_dict(doc)
@@ -94,7 +85,7 @@ def test_without_times_or_picture_the_judges_votes_place_their_calls_and_the_res
     heard += [said(t, 1.1, 0.5) for t in range(0, int(max(iv.t1 or 0 for iv in truth)), 9)
               if not any(a <= t <= b for a, b in quiet)]
     heard.sort(key=lambda m: m.t)
-    al = align(_timeline(_untimed(doc)), heard, use_protocol_times=False)
+    al = align(_timeline(without_times(doc)), heard, use_protocol_times=False)
     placed = {p.interval.key: p for p in al.placements}
     listed = {(a["key"], a["what"]) for a in al.needs_anchor}
     for calls in passes.values():
@@ -123,7 +114,7 @@ def test_in_a_club_that_plays_night_music_a_nightfall_only_the_picture_saw_is_do
     # night 2: no music, only masks going on (seen 1.5 s late) and an utterance near them
     marks += [Mark("nightfall", nights[1].t0 + 1.5, 0.9, "video"), said(nights[1].t0, 1.0)]
     marks.sort(key=lambda m: m.t)
-    al = align(_timeline(_untimed(doc)), marks, use_protocol_times=False)
+    al = align(_timeline(without_times(doc)), marks, use_protocol_times=False)
     assert f"nightfall:{nights[1].key}" in al.doubts and f"nightfall:{nights[0].key}" not in al.doubts
     assert (nights[1].key, "nightfall") in {(a["key"], a["what"]) for a in al.needs_anchor}
     placed = {p.interval.key: p for p in al.placements}
@@ -131,7 +122,7 @@ def test_in_a_club_that_plays_night_music_a_nightfall_only_the_picture_saw_is_do
     assert placed[nights[0].key].anchored_by == "speech"
     # without music anywhere the same picture mark and utterance place night 2
     quiet = [m for m in marks if m.source != "music"]
-    al = align(_timeline(_untimed(doc)), quiet, use_protocol_times=False)
+    al = align(_timeline(without_times(doc)), quiet, use_protocol_times=False)
     assert f"nightfall:{nights[1].key}" not in al.doubts
 
 
