@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from enum import Enum
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, TypeVar
+from typing import Any, Callable, Iterable, Mapping, Sequence, TypeVar
 
 from review import store_integrity as integrity
 from review.incidents import parse_enum
@@ -480,19 +480,14 @@ class ReviewStore:
 
     def current_verifications(self) -> list[VoteVerification]:
         """The standing verification of every verified cell, in grid order."""
-        rows = self._read(lambda c: c.execute(
-            f"SELECT {_VERIFY_COLS} FROM vote_verifications WHERE id IN"
-            " (SELECT max(id) FROM vote_verifications"
-            "  GROUP BY round, pass, candidate, voter_seat)"
-            " ORDER BY round, pass, candidate, voter_seat").fetchall())
+        rows = self._read(lambda c: _standing_rows(c, "vote_verifications", _VERIFY_COLS,
+                                                   ("round", "pass", "candidate", "voter_seat")))
         return [_verification(r) for r in rows]
 
     def verification_history(self, round: int, pass_: int, candidate: int | None,
                              voter_seat: int) -> list[VoteVerification]:
-        rows = self._read(lambda c: c.execute(
-            f"SELECT {_VERIFY_COLS} FROM vote_verifications WHERE round = ? AND pass = ?"
-            " AND candidate IS ? AND voter_seat = ? ORDER BY id",
-            (round, pass_, candidate, voter_seat)).fetchall())
+        rows = self._read(lambda c: _chain_rows(c, "vote_verifications", _VERIFY_COLS, {
+            "round": round, "pass": pass_, "candidate": candidate, "voter_seat": voter_seat}))
         return [_verification(r) for r in rows]
 
     # -- frame answers (mafvar learn) -------------------------------------------------
@@ -529,17 +524,13 @@ class ReviewStore:
 
     def current_frame_answers(self) -> list[FrameAnswer]:
         """The standing answer about every frame, seat and question asked, in time order."""
-        rows = self._read(lambda c: c.execute(
-            f"SELECT {_ANSWER_COLS} FROM frame_answers WHERE id IN"
-            " (SELECT max(id) FROM frame_answers GROUP BY t, seat, question)"
-            " ORDER BY t, seat, question").fetchall())
+        rows = self._read(lambda c: _standing_rows(c, "frame_answers", _ANSWER_COLS, ("t", "seat", "question")))
         return [_frame_answer(r) for r in rows]
 
     def frame_answer_history(self, t: float, seat: int, question: FrameQuestion | str) -> list[FrameAnswer]:
         question = _enum(FrameQuestion, question, "question")
-        rows = self._read(lambda c: c.execute(
-            f"SELECT {_ANSWER_COLS} FROM frame_answers WHERE t = ? AND seat = ? AND question = ?"
-            " ORDER BY id", (round(float(t), 3), seat, question.value)).fetchall())
+        key = {"t": round(float(t), 3), "seat": seat, "question": question.value}
+        rows = self._read(lambda c: _chain_rows(c, "frame_answers", _ANSWER_COLS, key))
         return [_frame_answer(r) for r in rows]
 
     # -- appeals ---------------------------------------------------------------------
@@ -1145,16 +1136,33 @@ def _decision(r: tuple) -> Decision:
     return Decision(r[0], r[1], r[2], ReviewerRole(r[3]), Verdict(r[4]), r[5], _dt(r[6]), r[7])
 
 
+def _key_where(key: Mapping[str, Any]) -> str:
+    return " AND ".join(f"{k} IS ?" for k in key)
+
+
 def _chain_insert(conn: sqlite3.Connection, table: str, key: Mapping[str, Any],
                   row: Mapping[str, Any]) -> tuple[int, int | None]:
     """Insert a row that supersedes the current row of its key's chain (the table's
     trigger refuses anything else); returns (its id, the id it supersedes)."""
-    where = " AND ".join(f"{k} IS ?" for k in key)
-    prev = conn.execute(f"SELECT max(id) FROM {table} WHERE {where}", tuple(key.values())).fetchone()[0]
+    prev = conn.execute(f"SELECT max(id) FROM {table} WHERE {_key_where(key)}",
+                        tuple(key.values())).fetchone()[0]
     cols = {**key, **row, "supersedes": prev}
     cur = conn.execute(f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})",
                        tuple(cols.values()))
     return int(cur.lastrowid or 0), prev
+
+
+def _chain_rows(conn: sqlite3.Connection, table: str, cols: str, key: Mapping[str, Any]) -> list[tuple]:
+    """Every row of one key's chain, oldest first."""
+    return conn.execute(f"SELECT {cols} FROM {table} WHERE {_key_where(key)} ORDER BY id",
+                        tuple(key.values())).fetchall()
+
+
+def _standing_rows(conn: sqlite3.Connection, table: str, cols: str, key: Sequence[str]) -> list[tuple]:
+    """The standing (last) row of every key's chain, in key order."""
+    by = ", ".join(key)
+    return conn.execute(f"SELECT {cols} FROM {table} WHERE id IN (SELECT max(id) FROM {table} GROUP BY {by})"
+                        f" ORDER BY {by}").fetchall()
 
 
 _ANSWER_COLS = "id, t, seat, question, answer, reviewer, role, note, created_at, supersedes"
