@@ -536,10 +536,13 @@ def _after_align(game: Game, tracks, frames, alignment, marks, has_times: bool, 
     # guess says nothing of the call, so its cells are open, not recounted
     open_cells = with_open_calls(alignment.intervals, unseen_cells(alignment.intervals, unseen),
                                  doubted_calls(alignment), NOT_PLACED)
-    recounts = recount(alignment.intervals, placements, game.replay.profile, open_cells)
-    if only:
+
+    def recounted(cells) -> list[CallRecount]:
+        out = recount(alignment.intervals, placements, game.replay.profile, cells)
         # the other calls were not looked at: recounting them would read "no fists"
-        recounts = [rc for rc in recounts if _selected(rc.key, only)]
+        return [rc for rc in out if _selected(rc.key, only)] if only else out
+
+    recounts = recounted(open_cells)
     write_recount(ws, recounts)
     ws.mark_done("recount", {"calls": len(recounts)})
     stats.wall["recount"] = time.perf_counter() - t0
@@ -548,10 +551,7 @@ def _after_align(game: Game, tracks, frames, alignment, marks, has_times: bool, 
     if reopened:
         # where the record does not fit the recording, the fists seen are not its
         # ballots: every cell is open, not counted (nor a miscount raised from it)
-        recounts = recount(alignment.intervals, placements, game.replay.profile,
-                           with_open_calls(alignment.intervals, open_cells, reopened, RECORD_NOT_FIT))
-        if only:
-            recounts = [rc for rc in recounts if _selected(rc.key, only)]
+        recounts = recounted(with_open_calls(alignment.intervals, open_cells, reopened, RECORD_NOT_FIT))
         write_recount(ws, recounts)
 
     # ---- checks
