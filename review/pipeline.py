@@ -38,7 +38,7 @@ from .progress import UNIT_COSTS, ProgressReport, RunProgress
 from .record_fit import FILE as RECORD_FIT_FILE, RecordFit, measure_fit
 from .recount import NOT_PLACED, RECORD_NOT_FIT, CallRecount, Placement, recount, with_open_calls
 from .venues import ModelChoice, VenueError, choose, of_game, read_json
-from .view import Abstention, abstentions, unseen_cells, withhold
+from .view import Abstention, abstentions, placement_doubts, unseen_cells, withhold
 from .workspace import GameWorkspace, WorkspaceError
 
 Progress = Callable[[ProgressReport], None]
@@ -647,7 +647,8 @@ def view_abstentions(obs_path: Path, game: Game, frames: Sequence[FrameState],
     from vision.view_quality import seat_views
     with ObservationStore(obs_path) as db:
         views = seat_views(db.window_features(cam=game.cam), frames)
-    return abstentions(intervals, views)
+    # seats proposed from the recording that the frames did not confirm (review.view)
+    return abstentions(intervals, views, doubts=placement_doubts(game.calibration.camera(game.cam).seats))
 
 
 def fist_placements(tracks: Sequence[Track]) -> dict[int, list[Placement]]:

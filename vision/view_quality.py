@@ -42,6 +42,8 @@ class Blind(StrEnum):
     UNREAD = "unread"            # the vision layer said it cannot judge (zone_unread, mask_unread)
     IMPLAUSIBLE = "implausible"  # the window reads this seat against what it shows all game (review.view)
     VENUE = "venue"              # the window misreads several seats of this game (review.view)
+    PLACED = "placed"            # the seat's player was not found when the seats were proposed (review.view)
+    ZONE_PLACE = "zone_place"    # the seat's proposed table zone was not confirmed by the frames (review.view)
 
 
 WHY_TEXT = MappingProxyType({
@@ -52,6 +54,10 @@ WHY_TEXT = MappingProxyType({
                   "unlike their training)",
     Blind.IMPLAUSIBLE: "the classifier misreads this seat (it contradicts what the seat does all game)",
     Blind.VENUE: "the classifier misreads this venue (it contradicts what several seats do all game)",
+    Blind.PLACED: "its player was not found when the seats were proposed: the seat's regions are the "
+                  "fitted table's guess (draw the seat on the Calibration page to judge it)",
+    Blind.ZONE_PLACE: "its table zone was proposed without the table's edge confirming it, or may be off "
+                      "by more than a hand's breadth allows (draw the zone on the Calibration page to judge it)",
 })
 
 WINDOWS = ("head", "zone", "body")
