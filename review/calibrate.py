@@ -12,7 +12,7 @@ replaced silently; when it is replaced it is kept as calibration.json.bak.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
@@ -48,6 +48,7 @@ class GameProposal:
     problems: list[str]
     fit: dict | None                     # the fitted table and camera, for people and tests
     uncertain: str | None = None         # why the seats are a guess (the fit's self-check failed)
+    zones: list = field(default_factory=list)   # vision.zone_placement.ZonePlacement of seats 1..10
 
     def to_json(self, written: Path | None = None) -> dict:
         cam = next(iter(self.calibration.cameras))
@@ -136,7 +137,7 @@ def propose_for_game(game_dir: str | Path, n_frames: int = FRAMES,
                "heads_found": len(proposal.heads), "seats_seen": proposal.seats_seen,
                "check": None if proposal.check is None else proposal.check.to_json()}
     return GameProposal(ws.root, video, [f.t for f in frames], size, proposal.calibration, dict(proposal.seen),
-                        verdict, list(proposal.problems), fit, proposal.uncertain)
+                        verdict, list(proposal.problems), fit, proposal.uncertain, list(proposal.zones))
 
 
 def _zone_json(r: SeatRegion) -> dict:
