@@ -152,8 +152,9 @@ MAX_ZONE_ERROR_SHARE = 0.1
 
 def placement_doubts(seats: Mapping[int, SeatRegion]) -> dict[tuple[int, str], Blind]:
     """(seat, window) -> why it is not judged at all, from how the seats were
-    proposed (`vision.calibration.Proposed`): a seat whose player was not found
-    is the fitted table's guess in every window; a zone the table's edge did not
+    proposed (`vision.calibration.Proposed`): a seat whose player was not found,
+    or of a proposal the fit's self-check doubted and a person accepted as a
+    guess, is the fitted table's guess in every window; a zone the table's edge did not
     confirm, or that may be off by more than `MAX_ZONE_ERROR_SHARE` of its size,
     is not judged for votes. Seats drawn or loaded without a proposal: none."""
     out: dict[tuple[int, str], Blind] = {}
@@ -161,7 +162,7 @@ def placement_doubts(seats: Mapping[int, SeatRegion]) -> dict[tuple[int, str], B
         p = r.proposed
         if p is None:
             continue
-        if not p.seen:
+        if not p.seen or p.guess:
             out.update({(seat, w): Blind.PLACED for w in ("head", "zone", "body")})
             continue
         z = r.table_zone

@@ -11,8 +11,9 @@
 
 `proposed` (optional, additive) is set by `mafvar calibrate` on each seat it
 proposes: `{"seen": bool, "zone_from": "table_edge"|"table_model"|"hand",
-"zone_error_px": float|null}` (`Proposed`; the analysis does not judge a seat
-whose player was not found, nor a vote in a zone the frames did not confirm).
+"zone_error_px": float|null, "guess": bool}` (`Proposed`; the analysis does not
+judge a seat whose player was not found or that belongs to a proposal accepted
+as a guess, nor a vote in a zone the frames did not confirm).
 
 `head` (optional) is where the seated player's head is at rest and its width,
 in frame pixels: the anchor for reading the mask and for telling whose pose a
@@ -67,10 +68,12 @@ class Proposed:
     seen: bool
     zone_from: str                  # "table_edge" (moved to the edge seen), "table_model", "hand"
     zone_error_px: float | None     # how far the zone may still be off (None: not measured)
+    guess: bool = False             # the fit's self-check doubted the whole proposal (accepted as a guess)
 
     def to_json(self) -> dict:
         return {"seen": self.seen, "zone_from": self.zone_from,
-                "zone_error_px": None if self.zone_error_px is None else round(self.zone_error_px, 1)}
+                "zone_error_px": None if self.zone_error_px is None else round(self.zone_error_px, 1),
+                "guess": self.guess}
 
     @staticmethod
     def from_json(d) -> "Proposed":
@@ -84,13 +87,16 @@ class Proposed:
             err = _coords([err], 1, "'proposed.zone_error_px' is a number of pixels")[0]
             if err < 0:
                 raise ValueError(f"'proposed.zone_error_px' must not be negative, got {err!r}")
-        return Proposed(d["seen"], src, err)
+        guess = d.get("guess", False)
+        if not isinstance(guess, bool):
+            raise ValueError(f"'proposed.guess' must be true or false, got {guess!r}")
+        return Proposed(d["seen"], src, err, guess)
 
     def by_hand(self, region: str) -> "Proposed":
         """After a person drew the seat's `region` ("body" or "table_zone"): a body
         drawn is the player's place; a zone drawn is no longer the model's guess."""
         if region == "body":
-            return replace(self, seen=True)
+            return replace(self, seen=True, guess=False)
         return replace(self, zone_from="hand", zone_error_px=0.0)
 
 

@@ -54,8 +54,9 @@ WHY_TEXT = MappingProxyType({
                   "unlike their training)",
     Blind.IMPLAUSIBLE: "the classifier misreads this seat (it contradicts what the seat does all game)",
     Blind.VENUE: "the classifier misreads this venue (it contradicts what several seats do all game)",
-    Blind.PLACED: "its player was not found when the seats were proposed: the seat's regions are the "
-                  "fitted table's guess (draw the seat on the Calibration page to judge it)",
+    Blind.PLACED: "its player was not found when the seats were proposed, or the proposal was accepted as a "
+                  "guess: the seat's regions are the fitted table's guess (draw the seat on the Calibration "
+                  "page to judge it)",
     Blind.ZONE_PLACE: "its table zone was proposed without the table's edge confirming it, or may be off "
                       "by more than a hand's breadth allows (draw the zone on the Calibration page to judge it)",
 })

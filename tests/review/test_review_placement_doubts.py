@@ -93,3 +93,10 @@ def test_a_seat_whose_player_was_not_found_is_not_judged_in_any_window():
     assert all(6 in c.unverified for c in rc)
     assert "its player was not found" in sentence(next(a for a in found if a.seat == 6))
     assert any("stand_up" in a.withheld for a in found if a.seat == 6)
+
+
+def test_no_seat_of_a_proposal_accepted_as_a_guess_is_judged_until_drawn():
+    guess = Proposed(True, "table_edge", 1.0, guess=True)
+    assert placement_doubts(seats(s1=guess)) == {(1, w): Blind.PLACED for w in ("head", "zone", "body")}
+    drawn = guess.by_hand("body")
+    assert placement_doubts(seats(s1=drawn)) == {}

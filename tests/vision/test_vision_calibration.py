@@ -177,7 +177,7 @@ def test_a_proposed_seat_keeps_how_it_was_placed_through_the_file(tmp_path):
     c.seats[4] = SeatRegion(c.seats[4].body, c.seats[4].table_zone, None, Proposed(True, "table_edge", 2.26))
     path = save_calibration(cal, tmp_path / "calibration.json")
     raw = json.loads(path.read_text())["cameras"]["cam1"]["seats"]
-    assert raw["4"]["proposed"] == {"seen": True, "zone_from": "table_edge", "zone_error_px": 2.3}
+    assert raw["4"]["proposed"] == {"seen": True, "zone_from": "table_edge", "zone_error_px": 2.3, "guess": False}
     assert "proposed" not in raw["1"]                       # additive: a drawn seat has none
     back = load_calibration(path).cameras["cam1"].seats
     assert back[3].proposed == Proposed(False, "table_model", None)
