@@ -55,6 +55,10 @@ RUN = 3
 MIN_READINGS = 12
 SUPPORT = 0.15
 AGREE_OF_ZONE = 0.04
+# The edge's cluster must hold this many readings on either side of the seat.
+MIN_PER_SIDE = 3
+# A zone placed at rest shows the table top in at least this share of its pixels (median over frames).
+MIN_TABLE_IN_ZONE = 0.5
 # A zone moved more than this share of its own size is not believed: the model
 # and the frames disagree too much for either to be trusted.
 MAX_SHIFT_OF_ZONE = 0.6
@@ -159,22 +163,43 @@ def edge_reading(lab: np.ndarray, camera: Camera, table: Table, t: float, colour
     return float(np.dot(px[edge] - model, out_dir)), out_dir
 
 
-def outer_edge(values: Sequence[float], tol: float) -> tuple[float, float, int] | None:
+def outer_edge(values: Sequence[float], tol: float,
+               sides: Sequence[float] | None = None) -> tuple[float, float, int] | None:
     """The edge among one seat's readings: an arm or a hand lying over the edge
     stops a reading short (inward), nothing makes one reach further out than the
     edge, so the edge is the outermost cluster of readings that agree (within
-    `tol` px) and hold at least `SUPPORT` of them. Returns (edge, spread, support)."""
-    v = np.sort(np.asarray(values, float))
+    `tol` px) and hold at least `SUPPORT` of them; with `sides` (each reading's
+    place along the edge, metres from the seat's centre) the cluster must hold
+    `MIN_PER_SIDE` readings on either side of the seat (a player seen from behind
+    hides the edge, and the outline of a still back agrees with itself in every
+    frame). Returns (edge, spread, support)."""
+    order = np.argsort(values)
+    v = np.asarray(values, float)[order]
+    side = None if sides is None else np.sign(np.asarray(sides, float)[order])
     if len(v) < MIN_READINGS:
         return None
     need = max(MIN_READINGS // 2, SUPPORT * len(v))
     for x in v[::-1]:
-        near = v[np.abs(v - x) <= tol]
-        if len(near) >= need:
-            centre = float(np.median(near))
-            close = v[np.abs(v - centre) <= tol]
-            return centre, 1.4826 * float(np.median(np.abs(close - centre))), len(close)
+        near = np.abs(v - x) <= tol
+        if near.sum() < need:
+            continue
+        if side is not None and min((side[near] < 0).sum(), (side[near] > 0).sum()) < MIN_PER_SIDE:
+            continue
+        centre = float(np.median(v[near]))
+        close = v[np.abs(v - centre) <= tol]
+        return centre, 1.4826 * float(np.median(np.abs(close - centre))), len(close)
     return None
+
+
+def table_share(lab: np.ndarray, zone: Box, colour: np.ndarray, limit: float) -> float:
+    """The share of a zone's pixels that are the table top's colour."""
+    h, w = lab.shape[:2]
+    x0, y0 = max(0, int(zone[0])), max(0, int(zone[1]))
+    x1, y1 = min(w, int(math.ceil(zone[2]))), min(h, int(math.ceil(zone[3])))
+    if x1 <= x0 or y1 <= y0:
+        return 0.0
+    patch = lab[y0:y1:2, x0:x1:2]
+    return float((np.linalg.norm(patch - colour, axis=2) <= limit).mean())
 
 
 def place_zones(frames: Sequence[np.ndarray], camera: Camera, table: Table,
@@ -187,14 +212,16 @@ def place_zones(frames: Sequence[np.ndarray], camera: Camera, table: Table,
     params = [table.seat_params(float(o)) for o in offsets]
     centre = table.seat_params()
     readings: list[list[float]] = [[] for _ in range(10)]
+    along: list[list[float]] = [[] for _ in range(10)]
     for lab, tc in zip(labs, colours):
         if tc is None:
             continue
-        for ts in params:
+        for off, ts in zip(offsets, params):
             for k in range(10):
                 r = edge_reading(lab, camera, table, ts[k], tc[0], tc[1])
                 if r is not None:
                     readings[k].append(r[0])
+                    along[k].append(float(off))
     out = []
     for k in range(10):
         z = tuple(float(v) for v in model_zones[k])
@@ -202,12 +229,19 @@ def place_zones(frames: Sequence[np.ndarray], camera: Camera, table: Table,
         size = min(z[2] - z[0], z[3] - z[1])
         # readings agree when within 4 % of the zone's size (3 px on a 75 px zone)
         tol = max(2.0, AGREE_OF_ZONE * size)
-        edge = outer_edge(readings[k], tol) if ray is not None else None
+        edge = outer_edge(readings[k], tol, along[k]) if ray is not None else None
         if edge is None or abs(edge[0]) > MAX_SHIFT_OF_ZONE * size:
             out.append(ZonePlacement(z, z, (0.0, 0.0), None, "table_model", len(readings[k])))  # type: ignore[arg-type]
             continue
         assert ray is not None
         dx, dy = (float(v) for v in edge[0] * ray[2])
         moved = (z[0] + dx, z[1] + dy, z[2] + dx, z[3] + dy)
+        # a zone at rest shows the table top (a few fingers and a card on it): one
+        # that does not in most frames lies on the player's back or off the table
+        shown = float(np.median([table_share(lab, moved, tc[0], tc[1]) for lab, tc in zip(labs, colours)
+                                 if tc is not None]))
+        if shown < MIN_TABLE_IN_ZONE:
+            out.append(ZonePlacement(z, z, (0.0, 0.0), None, "table_model", edge[2]))  # type: ignore[arg-type]
+            continue
         out.append(ZonePlacement(moved, z, (dx, dy), max(edge[1], 1.0), "table_edge", edge[2]))  # type: ignore[arg-type]
     return out
