@@ -59,7 +59,7 @@ class GameProposal:
                                    "table_zone": [round(v, 1) for v in r.table_zone],
                                    "head": None if r.head is None else [round(v, 1) for v in r.head],
                                    "seen": self.seen.get(s, False),
-                                   **_zone_json(r), "judged": _judged(r)}
+                                   **_zone_json(r), "judged": judged_windows(r)}
                           for s, r in sorted(seats.items())},
                 "numbering": "clockwise from the judge's left (the widest gap between players is the head "
                              "of the table)",
@@ -146,7 +146,7 @@ def _zone_json(r: SeatRegion) -> dict:
             "zone_error_px": None if p is None or p.zone_error_px is None else round(p.zone_error_px, 1)}
 
 
-def _judged(r: SeatRegion) -> dict:
+def judged_windows(r: SeatRegion) -> dict:
     """Which windows of the seat the analysis will judge (`review.view.placement_doubts`),
     and why not: {"head": null, "zone": "zone_place", "body": null}."""
     from .view import placement_doubts
@@ -157,7 +157,7 @@ def _judged(r: SeatRegion) -> dict:
 def zone_note(r: SeatRegion) -> str:
     """How a proposed seat's zone was placed and whether its votes will be judged, in words."""
     p = r.proposed
-    judged = _judged(r)
+    judged = judged_windows(r)
     where = ("on the table's edge seen in the frames" if p is not None and p.zone_from == "table_edge" else
              "drawn by hand" if p is not None and p.zone_from == "hand" else "by the table model alone")
     err = "" if p is None or p.zone_error_px is None else f" (may be off by {p.zone_error_px:.0f} px)"
