@@ -557,7 +557,9 @@ def _after_align(game: Game, tracks, frames, alignment, marks, has_times: bool, 
     # ---- checks
     say("checks", 0.0, "rule checks")
     t0 = time.perf_counter()
-    ctx = CheckContext(game.protocol, game.replay, alignment.intervals, tracks)
+    ctx = CheckContext(game.protocol, game.replay, alignment.intervals, tracks,
+                       slack={p.interval.key: PLACEMENT_SLACK[p.anchored_by] for p in alignment.placements
+                              if p.anchored_by in PLACEMENT_SLACK})
     incidents, unseen = withhold(run_checks(ctx, recounts), unseen)
     if only:
         incidents = [i for i in incidents if i.source.value != "video" or _selected(i.phase.key, only)]
