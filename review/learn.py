@@ -53,14 +53,19 @@ MIN_EXAMPLES = 6          # a window with fewer venue examples keeps the committ
 # "no vote". Venue eval-g7111 v1 (seeds 7111/7112): held-out zone agreement 0.90, and
 # 6 of the 20 cells it let the recount judge were wrong (fists missed, counted as defaults)
 MIN_HELD_OUT = 0.95
-# The held-out figure is a cross-validation: the game's 20 s blocks fall in HELD_OUT_EVERY
-# folds (block number modulo), each fold is read by weights fine-tuned on the others, and
-# the judged examples of all folds are pooled. A single held-out fold (every 4th block, the
-# first version) held out most of a game's vote calls, which sit in two or three blocks,
-# and trained on the rest: 0.80 and 0.89 on venues 7101 and 7111, while weights trained on
-# every cell read the next game's cells 0.94 and 0.91 right (0.97 with the variants below).
+# The held-out figure is a cross-validation over HELD_OUT_EVERY folds: each vote call (from
+# its call to a second after its "Thank you", all its cells together) is one group, dealt to
+# the folds in turn, and the rest of the game in 5 s blocks likewise; each fold is read by
+# weights fine-tuned on the others, and the judged examples of all folds are pooled. The
+# next game of a venue brings new calls of the same seats, which is what a held-out call is.
+# A single held-out fold of 20 s blocks (the first version) held out most of a game's vote
+# calls and trained on the rest: 0.80 and 0.89 on venues 7101 and 7111, while weights
+# fine-tuned on all of 7101 or 7111 read the judged examples of the next game (7102, 7112)
+# 0.949 and 0.986 right. Folds of 5 s blocks by number modulo 4 put both of a seat's
+# votes in one fold when the revote repeats the first pass 16-20 s later (seat 5 of 7101).
 HELD_OUT_EVERY = 4
-BLOCK_S = 20.0
+BLOCK_S = 5.0
+CALL_MARGIN = 1.0         # seconds after "Thank you" that still belong to the call's group
 # Windows read for learning in variants (vision.window_samples.variant_descriptors: the box
 # shifted, the light changed), so that one game's examples teach the venue, not that game
 VARIED_WINDOWS = ("zone",)
@@ -78,6 +83,7 @@ class GameLessons:
     lessons: list[Lesson] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     judged: int = 0           # lessons from people (decisions, verifications, answers)
+    calls: list[tuple[float, float]] = field(default_factory=list)   # (call, "Thank you") of its vote calls
 
 
 def games_folder(folder: str | Path) -> Path:
@@ -129,6 +135,8 @@ def game_lessons(game_dir: Path, *, confident: bool = True) -> GameLessons:
             continue
         out.lessons.extend(from_decision(inc, dec))
     calls = {(c.round, c.pass_, c.candidate): c for c in (recount.calls if recount else ())}
+    out.calls = sorted((float(c.t_call), float(c.t_thanks)) for c in calls.values()
+                       if c.t_call is not None and c.t_thanks is not None)
     for ver in verifications:
         call = calls.get((ver.round, ver.pass_, ver.candidate))
         if call is None:
@@ -190,22 +198,34 @@ def _examples(model: WindowModel, lessons: Sequence[Lesson], xs: Sequence[np.nda
                     np.concatenate([np.full(len(x), ls.weight, np.float32) for ls, x in rows]))
 
 
-def _fold(ls: Lesson) -> int:
-    return int(ls.t // BLOCK_S) % HELD_OUT_EVERY
+Folds = Callable[[Lesson], int]
+
+
+def call_folds(calls: dict[str, Sequence[tuple[float, float]]]) -> Folds:
+    """A lesson's cross-validation fold: its game's vote call (call to "Thank you" +
+    CALL_MARGIN) when it lies in one, the calls of each game dealt to the folds in turn;
+    else its 5 s block's, dealt likewise (`calls`: game name -> its calls' spans)."""
+    def fold(ls: Lesson) -> int:
+        spans = calls.get(ls.game, ())
+        i = next((i for i, (a, b) in enumerate(spans) if a <= ls.t <= b + CALL_MARGIN), None)
+        return i % HELD_OUT_EVERY if i is not None else int(ls.t // BLOCK_S) % HELD_OUT_EVERY
+    return fold
 
 
 def _cross_validated(base: WindowModel, rx: np.ndarray, ry: np.ndarray,
-                     rows: Sequence[tuple[Lesson, np.ndarray]], seed: int) -> dict[str, Any] | None:
+                     rows: Sequence[tuple[Lesson, np.ndarray]], seed: int,
+                     folds: Folds | None = None) -> dict[str, Any] | None:
     """Every fold's examples read by weights fine-tuned on the other folds, pooled: the
     share read right over all of them and over the judged ones (people's acts), before
     (the committed weights) and after. None when no fold can be held out."""
     right_after: list[np.ndarray] = []
     right_before: list[np.ndarray] = []
     judged: list[np.ndarray] = []
-    folds = 0
-    for k in sorted({_fold(ls) for ls, _ in rows}):
-        train = [r for r in rows if _fold(r[0]) != k]
-        held = [r for r in rows if _fold(r[0]) == k]
+    fold = folds or call_folds({})
+    n = 0
+    for k in sorted({fold(ls) for ls, _ in rows}):
+        train = [r for r in rows if fold(r[0]) != k]
+        held = [r for r in rows if fold(r[0]) == k]
         ex_train = _examples(base, [r[0] for r in train], [r[1] for r in train])
         ex_held = _examples(base, [r[0] for r in held], [r[1] for r in held], variants=False)
         if not len(ex_held) or len(train) < MIN_EXAMPLES:
@@ -215,12 +235,12 @@ def _cross_validated(base: WindowModel, rx: np.ndarray, ry: np.ndarray,
         right_before.append(_right(base, ex_held))
         judged.append(np.array([ls.source not in UNJUDGED for ls, _ in held
                                 if ls.label in base.classes], bool))
-        folds += 1
-    if not folds:
+        n += 1
+    if not n:
         return None
     after, before, j = np.concatenate(right_after), np.concatenate(right_before), np.concatenate(judged)
     return {"examples": int(len(after)), "before": _r(float(before.mean())), "after": _r(float(after.mean())),
-            "folds": folds, "judged": int(j.sum()),
+            "folds": n, "judged": int(j.sum()),
             "judged_before": _r(float(before[j].mean())) if j.any() else None,
             "judged_after": _r(float(after[j].mean())) if j.any() else None}
 
@@ -270,10 +290,12 @@ def learn(folder: str | Path, name: str, *, games: Sequence[str | Path] | None =
     skipped: list[str] = []
     warnings: list[str] = []
     per_game: dict[str, dict[str, int]] = {}
+    calls: dict[str, list[tuple[float, float]]] = {}
     for g in dirs:
         t0 = time.perf_counter()
         say(f"{g.name}: collecting what the judges decided")
         gl = game_lessons(g)
+        calls[g.name] = gl.calls
         skipped.extend(gl.skipped)
         if not gl.judged:
             per_game[g.name] = {"judged": 0, "confident": 0, "read": 0}
@@ -308,8 +330,9 @@ def learn(folder: str | Path, name: str, *, games: Sequence[str | Path] | None =
             info["kept_committed"] = f"fewer than {MIN_EXAMPLES} examples"
             fit[kind] = info
             continue
-        say(f"cross-validating the {kind} window's fine-tuning ({HELD_OUT_EVERY} folds of {BLOCK_S:.0f} s blocks)")
-        held = _cross_validated(base[kind], rx, ry, rows, seed)
+        say(f"cross-validating the {kind} window's fine-tuning ({HELD_OUT_EVERY} folds of vote calls and "
+            f"{BLOCK_S:.0f} s blocks)")
+        held = _cross_validated(base[kind], rx, ry, rows, seed, call_folds(calls))
         if held is not None:
             info["held_out"] = held
             score = held["judged_after"] if held["judged"] >= MIN_EXAMPLES else held["after"]

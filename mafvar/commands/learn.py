@@ -72,7 +72,9 @@ def _learn(args: argparse.Namespace) -> int:
             continue
         held = f.get("held_out")
         print(f"  {kind}: {f['examples']} examples, agreement {f['agreement_before']} -> {f['agreement_after']}"
-              + (f", held out {held['before']} -> {held['after']} ({held['examples']})" if held else "")
+              + (f", held out {held['before']} -> {held['after']} ({held['examples']}"
+                 + (f"; judged {held['judged_before']} -> {held['judged_after']} ({held['judged']})"
+                    if held.get("judged") else "") + ")" if held else "")
               + f"; committed sample {f['replay_accuracy_before']} -> {f['replay_accuracy_after']}")
     for s in doc["skipped"]:
         print(f"  skipped: {s}", file=sys.stderr)
