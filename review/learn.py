@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -39,6 +39,7 @@ from .lessons import (UNJUDGED, Lesson, busy_spans, confident_lessons, from_answ
                       from_verification)
 from .recount_file import RecountFormatError, load_recount
 from .venues import VenueError, read_json
+from .view import DEFAULT as JUDGING
 from .workspace import GameWorkspace, WorkspaceError, is_game_dir
 
 LEARN_FORMAT = "mafvar-learn"
@@ -201,7 +202,7 @@ def _examples(model: WindowModel, lessons: Sequence[Lesson], xs: Sequence[np.nda
 Folds = Callable[[Lesson], int]
 
 
-def call_folds(calls: dict[str, Sequence[tuple[float, float]]]) -> Folds:
+def call_folds(calls: Mapping[str, Sequence[tuple[float, float]]]) -> Folds:
     """A lesson's cross-validation fold: its game's vote call (call to "Thank you" +
     CALL_MARGIN) when it lies in one, the calls of each game dealt to the folds in turn;
     else its 5 s block's, dealt likewise (`calls`: game name -> its calls' spans)."""
@@ -221,6 +222,7 @@ def _cross_validated(base: WindowModel, rx: np.ndarray, ry: np.ndarray,
     right_after: list[np.ndarray] = []
     right_before: list[np.ndarray] = []
     judged: list[np.ndarray] = []
+    seats: list[np.ndarray] = []
     fold = folds or call_folds({})
     n = 0
     for k in sorted({fold(ls) for ls, _ in rows}):
@@ -235,14 +237,24 @@ def _cross_validated(base: WindowModel, rx: np.ndarray, ry: np.ndarray,
         right_before.append(_right(base, ex_held))
         judged.append(np.array([ls.source not in UNJUDGED for ls, _ in held
                                 if ls.label in base.classes], bool))
+        seats.append(np.array([ls.seat for ls, _ in held if ls.label in base.classes], int))
         n += 1
     if not n:
         return None
     after, before, j = np.concatenate(right_after), np.concatenate(right_before), np.concatenate(judged)
+    seat = np.concatenate(seats)
     return {"examples": int(len(after)), "before": _r(float(before.mean())), "after": _r(float(after.mean())),
             "folds": n, "judged": int(j.sum()),
             "judged_before": _r(float(before[j].mean())) if j.any() else None,
-            "judged_after": _r(float(after[j].mean())) if j.any() else None}
+            "judged_after": _r(float(after[j].mean())) if j.any() else None,
+            "per_seat": {int(s): [int(after[j & (seat == s)].sum()), int((j & (seat == s)).sum())]
+                         for s in sorted(set(seat[j].tolist()))}}
+
+
+def set_aside(per_seat: dict[int, list[int]]) -> list[int]:
+    """The seats with at least MIN_EXAMPLES held-out judged examples read under
+    MIN_HELD_OUT right: the venue's window is not believed there (review.view `unlearned`)."""
+    return [s for s, (ok, n) in sorted(per_seat.items()) if n >= MIN_EXAMPLES and ok / n < MIN_HELD_OUT]
 
 
 def _right(model: WindowModel, ex: Examples) -> np.ndarray:
@@ -313,6 +325,7 @@ def learn(folder: str | Path, name: str, *, games: Sequence[str | Path] | None =
     t0 = time.perf_counter()
     models: dict[str, WindowModel] = {}
     fit: dict[str, Any] = {}
+    aside_by: dict[str, list[int]] = {}
     for kind in WINDOWS:
         if kind not in base:
             continue
@@ -336,7 +349,17 @@ def learn(folder: str | Path, name: str, *, games: Sequence[str | Path] | None =
         if held is not None:
             info["held_out"] = held
             score = held["judged_after"] if held["judged"] >= MIN_EXAMPLES else held["after"]
+            aside = set_aside(held["per_seat"]) if held["judged"] >= MIN_EXAMPLES else []
+            rest = [v for s, v in held["per_seat"].items() if s not in aside]
+            if aside and len(aside) < JUDGING.max_misread_seats and sum(n for _, n in rest) >= MIN_EXAMPLES:
+                # a seat or two the window did not learn are set aside, the others judged on their
+                # own; as many as the view check calls a misread venue (review.view) are not
+                score = sum(ok for ok, _ in rest) / sum(n for _, n in rest)
+                info["set_aside"] = {"seats": aside, "judged_after_others": _r(score)}
+                aside_by[kind] = aside
             if held["examples"] >= MIN_EXAMPLES and score is not None and score < MIN_HELD_OUT:
+                aside_by.pop(kind, None)
+                info.pop("set_aside", None)
                 models[kind] = base[kind]
                 info["kept_committed"] = (f"held-out agreement {score:.2f} under {MIN_HELD_OUT}: the venue's "
                                           "judged examples are not read right enough to believe it")
@@ -370,7 +393,8 @@ def learn(folder: str | Path, name: str, *, games: Sequence[str | Path] | None =
               "fit": fit, "seconds": {**timing, "wall": wall, "cpu": round(_cpu() - cpu0, 2)}}
     n = venues.add_version(root, name, models, report,
                            {"trained_on": {"venue": name, "games": [d.name for d in dirs]},
-                            "held_out": {k: v.get("held_out") for k, v in fit.items()}})
+                            "held_out": {k: v.get("held_out") for k, v in fit.items()},
+                            "set_aside": aside_by})
     cpu = round(_cpu() - cpu0, 2)
     return {"format": LEARN_FORMAT, "version": LEARN_VERSION, "action": "learn", "folder": str(root),
             "venue": name, "model_version": n, "current": n,

@@ -647,7 +647,10 @@ def view_abstentions(obs_path: Path, game: Game, frames: Sequence[FrameState],
     from vision.view_quality import seat_views
     with ObservationStore(obs_path) as db:
         views = seat_views(db.window_features(cam=game.cam), frames)
-    return abstentions(intervals, views)
+    # the seats the venue's model did not learn, as the model that ran recorded them
+    ran = read_json(game.ws.appearance_model_path) or {}
+    aside = [(int(s), str(w)) for w, seats in (ran.get("set_aside") or {}).items() for s in seats]
+    return abstentions(intervals, views, set_aside=aside)
 
 
 def fist_placements(tracks: Sequence[Track]) -> dict[int, list[Placement]]:

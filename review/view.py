@@ -142,13 +142,16 @@ def judged_span(iv: Interval, judging: Judging = DEFAULT) -> tuple[float, float]
 
 
 def abstentions(intervals: Sequence[Interval], views: Iterable[WindowView],
-                judging: Judging = DEFAULT) -> list[Abstention]:
-    """Every seat-window-interval (or stretch) that could not be judged."""
+                judging: Judging = DEFAULT, set_aside: Iterable[tuple[int, str]] = ()) -> list[Abstention]:
+    """Every seat-window-interval (or stretch) that could not be judged. `set_aside`: the
+    (seat, window) pairs the venue's model did not learn (review.learn), judged nowhere."""
     by: dict[tuple[int, str], list[WindowView]] = {}
     for v in views:
         by.setdefault((v.seat, v.window), []).append(v)
     for seq in by.values():
         seq.sort(key=lambda v: v.t)
+    for key in set(set_aside) & set(by):
+        by[key] = [replace(v, blind=v.blind + (Blind.UNLEARNED,)) for v in by[key]]
     misread = implausible(intervals, by, judging)
     for key in misread:
         by[key] = [replace(v, blind=v.blind + (Blind.IMPLAUSIBLE,)) for v in by[key]]

@@ -42,6 +42,7 @@ class Blind(StrEnum):
     UNREAD = "unread"            # the vision layer said it cannot judge (zone_unread, mask_unread)
     IMPLAUSIBLE = "implausible"  # the window reads this seat against what it shows all game (review.view)
     VENUE = "venue"              # the window misreads several seats of this game (review.view)
+    UNLEARNED = "unlearned"      # the venue's model read this seat's judged examples wrong (mafvar learn)
 
 
 WHY_TEXT = MappingProxyType({
@@ -52,6 +53,8 @@ WHY_TEXT = MappingProxyType({
                   "unlike their training)",
     Blind.IMPLAUSIBLE: "the classifier misreads this seat (it contradicts what the seat does all game)",
     Blind.VENUE: "the classifier misreads this venue (it contradicts what several seats do all game)",
+    Blind.UNLEARNED: "the venue's classifier did not learn this seat (it read the judges' held-out examples "
+                     "of it wrong)",
 })
 
 WINDOWS = ("head", "zone", "body")
