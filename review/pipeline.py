@@ -653,11 +653,28 @@ def view_abstentions(obs_path: Path, game: Game, frames: Sequence[FrameState],
     return abstentions(intervals, views, set_aside=aside)
 
 
+# an unread zone starting within this of a fist's last sighting continues it (a
+# vote-rate frame step and its jitter)
+UNREAD_AFTER_FIST = 0.45
+
+
 def fist_placements(tracks: Sequence[Track]) -> dict[int, list[Placement]]:
+    """Each seat's fists on the table. A fist whose zone turns unread right after its
+    last sighting (the window still sees a vote, no hand confirms it) may have stayed
+    there: its lift is known only to lie between that sighting and the unread
+    stretch's end (`Placement.lift_unseen_until`), so no early lift is claimed from it
+    (measured on fresh seed 2301: a thumb-up held to "Thank you" lost by the hand
+    model 0.6 s before, read as lifted early)."""
+    unread: dict[int, list[Track]] = {}
+    for tr in tracks:
+        if tr.state is Observed.ZONE_UNREAD:
+            unread.setdefault(tr.seat, []).append(tr)
     out: dict[int, list[Placement]] = {}
     for tr in tracks:
         if tr.state is Observed.FIST_ON_TABLE:
-            out.setdefault(tr.seat, []).append(Placement(tr.seat, tr.t0, tr.t1, tr.value or "thumb_up", tr.confidence))
+            hidden = [u.t1 for u in unread.get(tr.seat, ()) if tr.t1 <= u.t0 <= tr.t1 + UNREAD_AFTER_FIST]
+            out.setdefault(tr.seat, []).append(Placement(tr.seat, tr.t0, tr.t1, tr.value or "thumb_up", tr.confidence,
+                                                         lift_unseen_until=max(hidden, default=None)))
     return out
 
 

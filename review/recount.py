@@ -36,6 +36,10 @@ class Placement:
     # the table, read at the full frame rate near "Thank you": review.landing)
     timing: str = SAMPLED
     lift_timing: str = SAMPLED
+    # the zone could not be read from the last sighting until then (the window saw
+    # a vote no hand confirmed): the fist may have stayed, so the lift is no earlier
+    # than t_lift and no later than this (None: the zone was read empty after it)
+    lift_unseen_until: float | None = None
 
 
 @dataclass
@@ -174,7 +178,7 @@ def recount_pass(calls: list[Interval], placements: Mapping[int, list[Placement]
             # a sampled t_lift is the last frame the fist was seen: it rose within
             # the next frame; one timed at the full rate is the lift itself
             if v.counted and close is not None and pl.t_lift is not None and \
-                    pl.t_lift + _margin(pl.lift_timing) < close:
+                    max(pl.t_lift, pl.lift_unseen_until or pl.t_lift) + _margin(pl.lift_timing) < close:
                 v.flags.append(T.EARLY_LIFT.value)
             verdicts[call.key].append(v)
     out: list[CallRecount] = []

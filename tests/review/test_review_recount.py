@@ -68,6 +68,25 @@ def test_lift_before_thank_you_counts_with_a_foul():
     assert v.counted and "early_lift" in v.flags
 
 
+def test_a_fist_lost_into_an_unread_zone_is_no_early_lift():
+    # seen to 62.0, then the zone window still sees a vote no hand confirms, to 62.9:
+    # the fist may have stayed to "Thank you" (62.5), so no foul is claimed
+    from review.pipeline import fist_placements
+    from vision.tracks import Observed, Track
+    tracks = [Track(3, Observed.FIST_ON_TABLE, 61.2, 62.0, 0.95, "thumb_up"),
+              Track(3, Observed.ZONE_UNREAD, 62.2, 62.9, 1.0, "no_hand")]
+    placed = fist_placements(tracks)
+    assert placed[3][0].lift_unseen_until == 62.9
+    v = run(protocol(1, 8), placed)[0][0].voters[0]
+    assert v.counted and "early_lift" not in v.flags
+    # read empty after the same sighting (no unread stretch): the early lift stands
+    v = run(protocol(1, 8), fist_placements(tracks[:1]))[0][0].voters[0]
+    assert "early_lift" in v.flags
+    # an unread stretch that starts long after the lift does not continue it
+    late = fist_placements([tracks[0], Track(3, Observed.ZONE_UNREAD, 63.5, 64.0, 1.0, "no_hand")])
+    assert late[3][0].lift_unseen_until is None
+
+
 def test_palm_vote_is_void_under_mc_and_counts_under_ru():
     rc, _ = run(protocol(0, 9), {6: [fist(6, 61.5, form="palm")]})
     assert rc[0].recount == 0 and "wrong_form" in rc[0].voters[0].flags
