@@ -51,8 +51,8 @@ MIN_EXAMPLES = 6          # a window with fewer venue examples keeps the committ
 # examples right keeps the committed weights: the view checks (review.view) hold a
 # window only to the game's baseline (no fist outside votes), so a venue window that
 # reads the baseline right but misses real fists would be believed and count them as
-# "no vote". Venue eval-g7111 v1 (seeds 7111/7112): held-out zone agreement 0.90, and
-# 6 of the 20 cells it let the recount judge were wrong (fists missed, counted as defaults)
+# "no vote". (Venue eval-g7111 v1, seeds 7111/7112, had 6 of 20 judged cells wrong: found
+# later to be the alignment, which placed the revote's first "Thank you" at its call.)
 MIN_HELD_OUT = 0.95
 # The held-out figure is a cross-validation over HELD_OUT_EVERY folds: each vote call (from
 # its call to a second after its "Thank you", all its cells together) is one group, dealt to
