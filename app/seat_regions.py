@@ -98,10 +98,13 @@ def set_box(path: Path, camera: str, seat: int, box: Box, *, region: str = "body
     old = cam.seats.get(seat)
     if old is None:
         cam.seats[seat] = SeatRegion(new, new)
-    elif region == "body":
-        cam.seats[seat] = SeatRegion(new, old.table_zone, old.head)
     else:
-        cam.seats[seat] = SeatRegion(old.body, new, old.head)
+        # a region drawn by a person is no longer the proposal's guess (vision.calibration.Proposed)
+        proposed = None if old.proposed is None else old.proposed.by_hand(region)
+        if region == "body":
+            cam.seats[seat] = SeatRegion(new, old.table_zone, old.head, proposed)
+        else:
+            cam.seats[seat] = SeatRegion(old.body, new, old.head, proposed)
     if confirmed_by:
         cal.confirmed_by = confirmed_by
     return save_calibration(cal, path)

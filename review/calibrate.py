@@ -12,14 +12,14 @@ replaced silently; when it is replaced it is kept as calibration.json.bak.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
 from engine.protocol import ProtocolError, load_protocol
 from engine.replay import replay
 from engine.timeline import Kind, build_timeline
-from vision.calibration import Calibration, Verdict, calibration_verdict, save_calibration
+from vision.calibration import Calibration, SeatRegion, Verdict, calibration_verdict, save_calibration
 from vision.video import VideoError, open_video, probe
 
 from .workspace import GameWorkspace, WorkspaceError
@@ -48,6 +48,7 @@ class GameProposal:
     problems: list[str]
     fit: dict | None                     # the fitted table and camera, for people and tests
     uncertain: str | None = None         # why the seats are a guess (the fit's self-check failed)
+    zones: list = field(default_factory=list)   # vision.zone_placement.ZonePlacement of seats 1..10
 
     def to_json(self, written: Path | None = None) -> dict:
         cam = next(iter(self.calibration.cameras))
@@ -57,7 +58,9 @@ class GameProposal:
                 "seats": {str(s): {"body": [round(v, 1) for v in r.body],
                                    "table_zone": [round(v, 1) for v in r.table_zone],
                                    "head": None if r.head is None else [round(v, 1) for v in r.head],
-                                   "seen": self.seen.get(s, False)} for s, r in sorted(seats.items())},
+                                   "seen": self.seen.get(s, False),
+                                   **_zone_json(r), "judged": judged_windows(r)}
+                          for s, r in sorted(seats.items())},
                 "numbering": "clockwise from the judge's left (the widest gap between players is the head "
                              "of the table)",
                 "fit": self.fit, "verdict": self.verdict.to_json(), "problems": list(self.problems),
@@ -134,7 +137,35 @@ def propose_for_game(game_dir: str | Path, n_frames: int = FRAMES,
                "heads_found": len(proposal.heads), "seats_seen": proposal.seats_seen,
                "check": None if proposal.check is None else proposal.check.to_json()}
     return GameProposal(ws.root, video, [f.t for f in frames], size, proposal.calibration, dict(proposal.seen),
-                        verdict, list(proposal.problems), fit, proposal.uncertain)
+                        verdict, list(proposal.problems), fit, proposal.uncertain, list(proposal.zones))
+
+
+def _zone_json(r: SeatRegion) -> dict:
+    p = r.proposed
+    return {"zone_from": None if p is None else p.zone_from,
+            "zone_error_px": None if p is None or p.zone_error_px is None else round(p.zone_error_px, 1)}
+
+
+def judged_windows(r: SeatRegion) -> dict:
+    """Which windows of the seat the analysis will judge (`review.view.placement_doubts`),
+    and why not: {"head": null, "zone": "zone_place", "body": null}."""
+    from .view import placement_doubts
+    doubts = placement_doubts({0: r})
+    return {w: None if (0, w) not in doubts else doubts[(0, w)].value for w in ("head", "zone", "body")}
+
+
+def zone_note(r: SeatRegion) -> str:
+    """How a proposed seat's zone was placed and whether its votes will be judged, in words."""
+    p = r.proposed
+    judged = judged_windows(r)
+    where = ("on the table's edge seen in the frames" if p is not None and p.zone_from == "table_edge" else
+             "drawn by hand" if p is not None and p.zone_from == "hand" else "by the table model alone")
+    err = "" if p is None or p.zone_error_px is None else f" (may be off by {p.zone_error_px:.0f} px)"
+    if judged["body"]:
+        return f"zone {where}{err}; not judged at all: its player was not found (draw the seat to judge it)"
+    if judged["zone"]:
+        return f"zone {where}{err}; its votes are not judged (draw the zone to judge them)"
+    return f"zone {where}{err}"
 
 
 def _deg(rad: float) -> float:

@@ -38,7 +38,7 @@ from .progress import UNIT_COSTS, ProgressReport, RunProgress
 from .record_fit import FILE as RECORD_FIT_FILE, RecordFit, measure_fit
 from .recount import NOT_PLACED, RECORD_NOT_FIT, CallRecount, Placement, recount, with_open_calls
 from .venues import ModelChoice, VenueError, choose, of_game, read_json
-from .view import Abstention, abstentions, unseen_cells, withhold
+from .view import Abstention, abstentions, placement_doubts, unseen_cells, withhold
 from .workspace import GameWorkspace, WorkspaceError
 
 Progress = Callable[[ProgressReport], None]
@@ -557,7 +557,9 @@ def _after_align(game: Game, tracks, frames, alignment, marks, has_times: bool, 
     # ---- checks
     say("checks", 0.0, "rule checks")
     t0 = time.perf_counter()
-    ctx = CheckContext(game.protocol, game.replay, alignment.intervals, tracks)
+    ctx = CheckContext(game.protocol, game.replay, alignment.intervals, tracks,
+                       slack={p.interval.key: PLACEMENT_SLACK[p.anchored_by] for p in alignment.placements
+                              if p.anchored_by in PLACEMENT_SLACK})
     incidents, unseen = withhold(run_checks(ctx, recounts), unseen)
     if only:
         incidents = [i for i in incidents if i.source.value != "video" or _selected(i.phase.key, only)]
@@ -644,13 +646,17 @@ def view_abstentions(obs_path: Path, game: Game, frames: Sequence[FrameState],
                      intervals: Sequence[Interval]) -> list[Abstention]:
     """Where each seat's windows could not be judged (vision.view_quality), per
     scheduled interval (review.view)."""
-    from vision.view_quality import seat_views
+    from vision.view_quality import Blind, seat_views
     with ObservationStore(obs_path) as db:
         views = seat_views(db.window_features(cam=game.cam), frames)
-    # the seats the venue's model did not learn, as the model that ran recorded them
+    # seats proposed from the recording that the frames did not confirm (review.view), and
+    # the seats the venue's model did not learn, as the model that ran recorded them (review.learn)
+    doubts = placement_doubts(game.calibration.camera(game.cam).seats)
     ran = read_json(game.ws.appearance_model_path) or {}
-    aside = [(int(s), str(w)) for w, seats in (ran.get("set_aside") or {}).items() for s in seats]
-    return abstentions(intervals, views, set_aside=aside)
+    for w, seats in (ran.get("set_aside") or {}).items():
+        for s in seats:
+            doubts.setdefault((int(s), str(w)), Blind.UNLEARNED)
+    return abstentions(intervals, views, doubts=doubts)
 
 
 # an unread zone starting within this of a fist's last sighting continues it (a

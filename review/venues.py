@@ -134,7 +134,7 @@ class ModelChoice:
     models: dict[str, WindowModel] = field(repr=False, compare=False, default_factory=dict)
     fallback: str | None = None           # why the committed model ran instead of the venue's
     # window -> seats whose held-out judged examples the venue's window read wrong (review.learn):
-    # the analysis judges those seats through it nowhere (review.view, `unlearned`)
+    # the analysis judges those seats through it nowhere (review.view `doubts`, `unlearned`)
     set_aside: dict[str, tuple[int, ...]] = field(default_factory=dict)
 
     @property

@@ -23,6 +23,7 @@ from types import MappingProxyType
 from typing import Any, Iterable, Mapping, Sequence
 
 from engine.timeline import Interval, Kind
+from vision.calibration import SeatRegion
 from vision.tracks import MASK_STATES, Observed
 from vision.view_quality import WHY_TEXT, Blind, WindowView
 
@@ -141,17 +142,47 @@ def judged_span(iv: Interval, judging: Judging = DEFAULT) -> tuple[float, float]
     return iv.t0, iv.t1
 
 
+# A proposed zone that may be off by more than this share of its shorter side is
+# not judged: on the committed sample, zones 10-25 px off (13-27 % of 75-120 px)
+# put resting palms in the zone (false wrong forms) and fists at its edge (a false
+# late and a double vote); placed on the table's edge they are 1-3 px apart in
+# their readings (`vision.zone_placement`).
+MAX_ZONE_ERROR_SHARE = 0.1
+
+
+def placement_doubts(seats: Mapping[int, SeatRegion]) -> dict[tuple[int, str], Blind]:
+    """(seat, window) -> why it is not judged at all, from how the seats were
+    proposed (`vision.calibration.Proposed`): a seat whose player was not found,
+    or of a proposal the fit's self-check doubted and a person accepted as a
+    guess, is the fitted table's guess in every window; a zone the table's edge did not
+    confirm, or that may be off by more than `MAX_ZONE_ERROR_SHARE` of its size,
+    is not judged for votes. Seats drawn or loaded without a proposal: none."""
+    out: dict[tuple[int, str], Blind] = {}
+    for seat, r in seats.items():
+        p = r.proposed
+        if p is None:
+            continue
+        if not p.seen or p.guess:
+            out.update({(seat, w): Blind.PLACED for w in ("head", "zone", "body")})
+            continue
+        z = r.table_zone
+        size = min(z[2] - z[0], z[3] - z[1])
+        if p.zone_from == "table_model" or p.zone_error_px is None \
+                or p.zone_error_px > MAX_ZONE_ERROR_SHARE * size:
+            out[(seat, "zone")] = Blind.ZONE_PLACE
+    return out
+
+
 def abstentions(intervals: Sequence[Interval], views: Iterable[WindowView],
-                judging: Judging = DEFAULT, set_aside: Iterable[tuple[int, str]] = ()) -> list[Abstention]:
-    """Every seat-window-interval (or stretch) that could not be judged. `set_aside`: the
-    (seat, window) pairs the venue's model did not learn (review.learn), judged nowhere."""
+                judging: Judging = DEFAULT,
+                doubts: Mapping[tuple[int, str], Blind] = MappingProxyType({})) -> list[Abstention]:
+    """Every seat-window-interval (or stretch) that could not be judged; `doubts`
+    (`placement_doubts`) abstain their seat's window in every interval that needs it."""
     by: dict[tuple[int, str], list[WindowView]] = {}
     for v in views:
         by.setdefault((v.seat, v.window), []).append(v)
     for seq in by.values():
         seq.sort(key=lambda v: v.t)
-    for key in set(set_aside) & set(by):
-        by[key] = [replace(v, blind=v.blind + (Blind.UNLEARNED,)) for v in by[key]]
     misread = implausible(intervals, by, judging)
     for key in misread:
         by[key] = [replace(v, blind=v.blind + (Blind.IMPLAUSIBLE,)) for v in by[key]]
@@ -167,6 +198,11 @@ def abstentions(intervals: Sequence[Interval], views: Iterable[WindowView],
         for seat in iv.in_game:
             for w in wins:
                 frames = [v for v in by.get((seat, w), ()) if span[0] <= v.t <= span[1]]
+                why = doubts.get((seat, w))
+                if why is not None:
+                    out.append(Abstention(seat, w, iv.key, iv.label, iv.kind.value, span[0], span[1], 0.0,
+                                          len(frames), (why.value,), True))
+                    continue
                 out.extend(_interval_abstentions(iv, seat, w, span, frames, judging))
     return out
 
@@ -340,4 +376,5 @@ def sentence(a: Abstention) -> str:
 
 
 __all__ = ["NEEDS", "window_of", "foul_windows", "Judging", "DEFAULT", "Abstention", "judged_span", "abstentions",
+           "MAX_ZONE_ERROR_SHARE", "placement_doubts",
            "implausible", "misread_venue", "DAY_BASELINE", "NIGHT_BASELINE", "withhold", "unseen_cells", "seat_intervals", "WHAT", "aspect", "sentence"]

@@ -8,7 +8,10 @@ is the rendered truth; nothing in DIR is written: the game is copied into
 W/<name>, default /tmp/eval_calibrate). Per game it prints the seats proposed
 right (body box IoU >= 0.5 with the truth and the right number), the IoU's
 minimum and median, whether the numbering is right, the table zones' IoU and
-the CPU seconds the proposal took; then the games with every seat right.
+the CPU seconds the proposal took; then the games with every seat right. Zone
+IoU is printed for the zones placed on the table's edge and for the table
+model's own (before `vision.zone_placement`), with the zones the analysis
+will judge (`review.view.placement_doubts`) and their worst IoU.
 
 With --recount, the copy is analysed twice, once with the rendered calibration
 and once with the proposal (`mafvar analyze`, restricted to the vote phases
@@ -29,7 +32,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from review.calibrate import FRAMES, propose_for_game  # noqa: E402
-from vision.calibration import agreement, load_calibration  # noqa: E402
+from review.view import placement_doubts  # noqa: E402
+from vision.calibration import agreement, box_iou, load_calibration  # noqa: E402
 from vision.video import probe  # noqa: E402
 
 IOU_RIGHT = 0.5
@@ -50,10 +54,20 @@ def copy_game(src: Path, work: Path) -> Path:
 
 def score(truth_path: Path, proposal) -> dict:
     cam = next(iter(proposal.calibration.cameras))
-    ag = agreement(load_calibration(truth_path), proposal.calibration, cam)
+    truth = load_calibration(truth_path)
+    ag = agreement(truth, proposal.calibration, cam)
+    # the table model's own zones (before they were moved to the edge seen: vision.zone_placement)
+    model = [box_iou(truth.camera(cam).seats[s].table_zone, z.model_zone)
+             for s, z in zip(range(1, 11), proposal.zones)] or list(ag.zone.values())
+    seats = proposal.calibration.cameras[cam].seats
+    doubts = placement_doubts(seats)
+    judged = [s for s in seats if (s, "zone") not in doubts]
     return {"right": len(ag.right(IOU_RIGHT)), "iou_min": min(ag.body.values()),
             "iou_median": statistics.median(ag.body.values()),
             "zone_min": min(ag.zone.values()), "zone_median": statistics.median(ag.zone.values()),
+            "model_zone_min": min(model), "model_zone_median": statistics.median(model),
+            "zones_judged": judged,
+            "judged_zone_min": min((ag.zone[s] for s in judged), default=None),
             "numbering": ag.numbering, "seen": sum(proposal.seen.values())}
 
 
@@ -145,7 +159,10 @@ def main() -> int:
         counts[status] = counts.get(status, 0) + 1
         line = (f"{src.name}: seats right {r['right']}/10, body IoU min {r['iou_min']:.2f} median "
                 f"{r['iou_median']:.2f}, numbering {'right' if r['numbering'] else 'WRONG'}, zone IoU min "
-                f"{r['zone_min']:.2f} median {r['zone_median']:.2f}, players found {r['seen']}/10, "
+                f"{r['zone_min']:.2f} median {r['zone_median']:.2f} (table model's: min {r['model_zone_min']:.2f} "
+                f"median {r['model_zone_median']:.2f}; zones the analysis judges: {len(r['zones_judged'])}/10"
+                + ("" if r['judged_zone_min'] is None else f", their IoU min {r['judged_zone_min']:.2f}")
+                + f"), players found {r['seen']}/10, "
                 f"proposal {cpu:.0f} s CPU ({len(proposal.times)} frames); {status}")
         chk = (proposal.fit or {}).get("check")
         if chk:
@@ -164,6 +181,12 @@ def main() -> int:
                 for k, a, b in c["differ"][:5]:
                     line += f"\n    {k}: rendered calibration {a}, proposal {b}"
         print(line, flush=True)
+    if rows:
+        print("zone IoU over all seats, table model -> placed on the edge: median "
+              f"{statistics.median(r['model_zone_median'] for r in rows):.2f} -> "
+              f"{statistics.median(r['zone_median'] for r in rows):.2f} (games' medians), worst "
+              f"{min(r['model_zone_min'] for r in rows):.2f} -> {min(r['zone_min'] for r in rows):.2f}; "
+              f"zones judged {sum(len(r['zones_judged']) for r in rows)}/{10 * len(rows)}")
     print(f"games with every seat right: {games_right} of {len(rows)}; written and right "
           f"{counts.get('right', 0)}, written and WRONG (confidently wrong) {counts.get('WRONG', 0)}, "
           f"not written (uncertain or no table) {counts.get('not written', 0)}")

@@ -9,6 +9,12 @@
                                           "head": [x, y, size]}, ...}}},
      "confirmed_by": null}
 
+`proposed` (optional, additive) is set by `mafvar calibrate` on each seat it
+proposes: `{"seen": bool, "zone_from": "table_edge"|"table_model"|"hand",
+"zone_error_px": float|null, "guess": bool}` (`Proposed`; the analysis does not
+judge a seat whose player was not found or that belongs to a proposal accepted
+as a guess, nor a vote in a zone the frames did not confirm).
+
 `head` (optional) is where the seated player's head is at rest and its width,
 in frame pixels: the anchor for reading the mask and for telling whose pose a
 detection is when seat crops overlap. Without it the head is guessed from the
@@ -25,7 +31,7 @@ import math
 import os
 import shutil
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from pathlib import Path
 from typing import Iterable, Protocol, Sequence
@@ -53,10 +59,56 @@ Head = tuple[float, float, float]      # x, y, width (frame px)
 
 
 @dataclass(frozen=True)
+class Proposed:
+    """How a seat proposed from the recording was placed (`mafvar calibrate`;
+    `vision.seat_proposal`): whether its player was found on the frames (else
+    every region is the fitted table's guess) and whether its table zone was
+    confirmed by the table's edge in the frames, with how far it may still be
+    off. A region a person draws replaces the guess it covers (`by_hand`)."""
+    seen: bool
+    zone_from: str                  # "table_edge" (moved to the edge seen), "table_model", "hand"
+    zone_error_px: float | None     # how far the zone may still be off (None: not measured)
+    guess: bool = False             # the fit's self-check doubted the whole proposal (accepted as a guess)
+
+    def to_json(self) -> dict:
+        return {"seen": self.seen, "zone_from": self.zone_from,
+                "zone_error_px": None if self.zone_error_px is None else round(self.zone_error_px, 1),
+                "guess": self.guess}
+
+    @staticmethod
+    def from_json(d) -> "Proposed":
+        if not isinstance(d, dict) or not isinstance(d.get("seen"), bool):
+            raise ValueError(f"'proposed' must be an object with a boolean 'seen', got {d!r}")
+        src = d.get("zone_from", "table_model")
+        if src not in ZONE_SOURCES:
+            raise ValueError(f"'proposed.zone_from' must be one of {', '.join(ZONE_SOURCES)}, got {src!r}")
+        err = d.get("zone_error_px")
+        if err is not None:
+            err = _coords([err], 1, "'proposed.zone_error_px' is a number of pixels")[0]
+            if err < 0:
+                raise ValueError(f"'proposed.zone_error_px' must not be negative, got {err!r}")
+        guess = d.get("guess", False)
+        if not isinstance(guess, bool):
+            raise ValueError(f"'proposed.guess' must be true or false, got {guess!r}")
+        return Proposed(d["seen"], src, err, guess)
+
+    def by_hand(self, region: str) -> "Proposed":
+        """After a person drew the seat's `region` ("body" or "table_zone"): a body
+        drawn is the player's place; a zone drawn is no longer the model's guess."""
+        if region == "body":
+            return replace(self, seen=True, guess=False)
+        return replace(self, zone_from="hand", zone_error_px=0.0)
+
+
+ZONE_SOURCES = ("table_edge", "table_model", "hand")
+
+
+@dataclass(frozen=True)
 class SeatRegion:
     body: Box
     table_zone: Box
     head: Head | None = None
+    proposed: Proposed | None = None    # set on a seat proposed from the recording
 
 
 # A seated head is about this fraction of the body box's width (synthetic
@@ -138,7 +190,9 @@ class Calibration:
                     if not isinstance(r, dict):
                         raise ValueError(f"seat {key}: expected an object")
                     seats[seat] = SeatRegion(_box(r["body"]), _box(r["table_zone"]),
-                                             _head(r["head"]) if r.get("head") is not None else None)
+                                             _head(r["head"]) if r.get("head") is not None else None,
+                                             Proposed.from_json(r["proposed"]) if r.get("proposed") is not None
+                                             else None)
                 out.cameras[cid] = CameraCalibration(_side(c["width"], "width"),
                                                      _side(c["height"], "height"), seats)
             except CalibrationError:
@@ -152,6 +206,8 @@ def _region_json(r: SeatRegion) -> dict:
     out: dict = {"body": [round(v, 1) for v in r.body], "table_zone": [round(v, 1) for v in r.table_zone]}
     if r.head is not None:
         out["head"] = [round(v, 1) for v in r.head]
+    if r.proposed is not None:
+        out["proposed"] = r.proposed.to_json()
     return out
 
 

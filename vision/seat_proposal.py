@@ -19,14 +19,15 @@ A seat is `seen` when a head found in the frames was matched to it, else
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, Sequence
 
 import numpy as np
 
-from vision.calibration import Calibration, CameraCalibration, SeatRegion
+from vision.calibration import Calibration, CameraCalibration, Proposed, SeatRegion
 from vision.people import FoundHead, PeopleFinder
 from vision.table_model import Fit, Head, fit_candidates, predicted_heads, refit, seat_boxes
+from vision.zone_placement import ZonePlacement, place_zones
 
 # Heads in two frames closer than this (head widths) are the same player.
 SAME_HEAD = 0.6
@@ -86,6 +87,7 @@ class SeatProposal:
     problems: list[str] = field(default_factory=list)
     uncertain: str | None = None      # why the seats are a guess (`check`'s reasons), else None
     check: FitCheck | None = None
+    zones: list[ZonePlacement] = field(default_factory=list)  # seats 1..10's zones as placed from the frames
 
     @property
     def seats_seen(self) -> list[int]:
@@ -141,11 +143,16 @@ def propose_seats(frames: Sequence[np.ndarray], finder: PeopleFinder | None = No
         return SeatProposal(Calibration({cam: CameraCalibration(w, h, {})}), None, heads, len(frames),
                             problems=[f"only {len(heads)} players found on {len(frames)} frames: too few "
                                       f"to place the table (at least 4 are needed)"])
-    proposal = _proposal(fit, heads, (w, h), cam, len(frames))
+    proposal = _proposal(fit, heads, (w, h), cam, frames)
     proposal.check = check_fit(fit, heads, proposal.seen, rival)
     if proposal.check.reasons:
         proposal.uncertain = (f"{'; '.join(proposal.check.reasons)} ({len(frames)} frames): the seats and their "
                               f"numbers are a guess; check every seat over the frame")
+        # accepted as it is, no seat of a guess is judged (an edge "confirming" a zone of a wrong
+        # table confirms nothing: tuning seed 5301's zones 100 px off read 1.5 px of spread)
+        for c in proposal.calibration.cameras.values():
+            c.seats = {s: replace(r, proposed=replace(r.proposed, guess=True)) if r.proposed is not None else r
+                       for s, r in c.seats.items()}
     return proposal
 
 
@@ -263,21 +270,26 @@ def _look_again(frames: Sequence[np.ndarray], fit: Fit, finder: PeopleFinder,
     return out
 
 
-def _proposal(fit: Fit, heads: list[Head], size: tuple[int, int], cam: str, n_frames: int) -> SeatProposal:
+def _proposal(fit: Fit, heads: list[Head], size: tuple[int, int], cam: str,
+              frames: Sequence[np.ndarray]) -> SeatProposal:
+    """Every seat's regions from the fit; each table zone moved to the table's edge
+    the frames show (`vision.zone_placement`), and each seat saying how it was
+    placed (`Proposed`)."""
     pred, pred_w = predicted_heads(fit.camera, fit.table)
     boxes = seat_boxes(fit.camera, fit.table)
+    zones = place_zones(frames, fit.camera, fit.table, [zone for _, zone in boxes])
     seats: dict[int, SeatRegion] = {}
     seen: dict[int, bool] = {}
     for s in range(1, 11):
-        body, zone = boxes[s - 1]
+        body = boxes[s - 1][0]
+        zp = zones[s - 1]
+        zone = tuple(float(round(v, 1)) for v in zp.zone)
         px, py, pw = float(pred[s - 1, 0]), float(pred[s - 1, 1]), float(pred_w[s - 1])
         j = fit.matched.get(s)
         own = heads[j] if j is not None else None
-        if own is not None and math.dist((own.x, own.y), (px, py)) <= HEAD_MATCH * pw:
-            seats[s] = SeatRegion(body, zone, (round(own.x, 1), round(own.y, 1), round(pw, 1)))
-            seen[s] = True
-        else:
-            seats[s] = SeatRegion(body, zone, (round(px, 1), round(py, 1), round(pw, 1)))
-            seen[s] = False
+        seen[s] = own is not None and math.dist((own.x, own.y), (px, py)) <= HEAD_MATCH * pw
+        head = (own.x, own.y) if seen[s] and own is not None else (px, py)
+        seats[s] = SeatRegion(body, zone, (round(head[0], 1), round(head[1], 1), round(pw, 1)),  # type: ignore[arg-type]
+                              Proposed(seen[s], zp.source, zp.error_px))
     cal = Calibration({cam: CameraCalibration(size[0], size[1], seats)}, confirmed_by=None)
-    return SeatProposal(cal, fit, heads, n_frames, seen)
+    return SeatProposal(cal, fit, heads, len(frames), seen, zones=zones)

@@ -153,17 +153,23 @@ class Table:
     def head_gap(self) -> float:
         return float(self._arc()[1][-1] - 10 * self.spacing)
 
-    def seat_frames(self) -> list[tuple[np.ndarray, np.ndarray]]:
-        """(origin (3,), rotation (3, 3) columns right, forward, up) of seats 1..10:
-        evenly spaced clockwise (seen from above) from the judge's left, the
-        head gap centred on the head (-x)."""
+    def seat_params(self, along: float = 0.0) -> list[float]:
+        """The edge parameter t of seats 1..10, or of the edge `along` metres
+        clockwise (seen from above, the seat's right as it faces the table: -)
+        or anticlockwise (+) of each seat's centre."""
         ts, arc = self._arc()
         total = arc[-1]
         gap = total - 10 * self.spacing
         s_head = np.interp(np.pi, ts, arc)
+        return [float(np.interp((s_head - gap / 2 - self.spacing * (k + 0.5) + along) % total, arc, ts))
+                for k in range(10)]
+
+    def seat_frames(self) -> list[tuple[np.ndarray, np.ndarray]]:
+        """(origin (3,), rotation (3, 3) columns right, forward, up) of seats 1..10:
+        evenly spaced clockwise (seen from above) from the judge's left, the
+        head gap centred on the head (-x)."""
         out = []
-        for k in range(10):
-            t = float(np.interp((s_head - gap / 2 - self.spacing * (k + 0.5)) % total, arc, ts))
+        for t in self.seat_params():
             p = self.point(t)
             fwd = np.r_[self.inward(t), 0.0]
             up = np.array([0.0, 0.0, 1.0])

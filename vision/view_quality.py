@@ -43,6 +43,8 @@ class Blind(StrEnum):
     IMPLAUSIBLE = "implausible"  # the window reads this seat against what it shows all game (review.view)
     VENUE = "venue"              # the window misreads several seats of this game (review.view)
     UNLEARNED = "unlearned"      # the venue's model read this seat's judged examples wrong (mafvar learn)
+    PLACED = "placed"            # the seat's player was not found when the seats were proposed (review.view)
+    ZONE_PLACE = "zone_place"    # the seat's proposed table zone was not confirmed by the frames (review.view)
 
 
 WHY_TEXT = MappingProxyType({
@@ -55,6 +57,11 @@ WHY_TEXT = MappingProxyType({
     Blind.VENUE: "the classifier misreads this venue (it contradicts what several seats do all game)",
     Blind.UNLEARNED: "the venue's classifier did not learn this seat (it read the judges' held-out examples "
                      "of it wrong)",
+    Blind.PLACED: "its player was not found when the seats were proposed, or the proposal was accepted as a "
+                  "guess: the seat's regions are the fitted table's guess (draw the seat on the Calibration "
+                  "page to judge it)",
+    Blind.ZONE_PLACE: "its table zone was proposed without the table's edge confirming it, or may be off "
+                      "by more than a hand's breadth allows (draw the zone on the Calibration page to judge it)",
 })
 
 WINDOWS = ("head", "zone", "body")

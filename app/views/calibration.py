@@ -106,6 +106,12 @@ if held is not None:
         if frame is not None:
             _draw(cams[0], frame, proposal.verdict.seats_refused,
                   st.toggle("Show table zones", key="cal_prop_zones"), proposal.seen)
+        from review.calibrate import judged_windows, zone_note
+        doubted = [(s, r) for s, r in sorted(next(iter(proposal.calibration.cameras.values())).seats.items())
+                   if any(judged_windows(r).values())]
+        if doubted:
+            st.info("What the analysis will not judge on these seats (as `mafvar calibrate` says it):  \n"
+                    + "  \n".join(f"• seat {s}: {zone_note(r)}" for s, r in doubted))
 
         def change_proposal(first: int, reverse: bool) -> None:
             from vision.calibration import calibration_verdict, renumber, renumbering

@@ -33,7 +33,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run_calibrate(args) -> int:
     from mafvar.terminal import ProgressLine, library_log
-    from review.calibrate import FRAMES, CalibrateError, propose_for_game, save_proposal
+    from review.calibrate import FRAMES, CalibrateError, propose_for_game, save_proposal, zone_note
     from review.calibration_verdict import workspace_verdict
     from review.workspace import GameWorkspace, WorkspaceError, is_game_dir
     from vision.calibration import CalibrationError, renumber, save_calibration
@@ -108,7 +108,7 @@ def run_calibrate(args) -> int:
     seats = cal.cameras[cam].seats
     for s, r in sorted(seats.items()):
         how = "found" if proposal.seen.get(s) else "placed by the table (player not found)"
-        print(f"seat {s:>2}: body {_box(r.body)}  table zone {_box(r.table_zone)}  {how}")
+        print(f"seat {s:>2}: body {_box(r.body)}  table zone {_box(r.table_zone)}  {how}; {zone_note(r)}")
     for p in proposal.problems:
         print(f"problem: {p}", file=sys.stderr)
     if proposal.uncertain:

@@ -4,6 +4,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -221,6 +222,21 @@ def test_set_box_keeps_a_backup_and_the_other_seats(tmp_path):
     assert (tmp_path / "calibration.json.bak").read_bytes() == before
     seat_regions.set_box(path, "cam1", 3, (520, 250, 200, 80), region="table_zone")
     assert seat_regions.load_regions(path)[0].zones[3] == (520, 250, 200, 80)
+
+
+def test_a_region_drawn_over_a_proposed_seat_is_no_longer_the_proposals_guess(tmp_path):
+    from vision.calibration import Proposed, load_calibration, save_calibration
+    path = _write_cal(tmp_path / "calibration.json")
+    cal = load_calibration(path)
+    seats = cal.cameras["cam1"].seats
+    for s in (3, 4):
+        seats[s] = replace(seats[s], proposed=Proposed(False, "table_model", None))
+    save_calibration(cal, path)
+    seat_regions.set_box(path, "cam1", 3, (500, 40, 200, 290))                        # the body drawn
+    seat_regions.set_box(path, "cam1", 4, (520, 250, 200, 80), region="table_zone")   # the zone drawn
+    after = load_calibration(path).cameras["cam1"].seats
+    assert after[3].proposed == Proposed(True, "table_model", None)     # found by a person; zone still a guess
+    assert after[4].proposed == Proposed(False, "hand", 0.0)            # zone placed; the player still not found
 
 
 # -- phases, progress --------------------------------------------------------------------

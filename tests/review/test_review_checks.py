@@ -32,11 +32,11 @@ def game(profile="mafclub-2023", announced=(4, 5)):
 HONEST = {s: [Placement(s, 61.5, 64.0)] for s in (1, 2, 3, 4, 6)}  # 5 for seat 5, 4 default to 7
 
 
-def check(tracks, placements=None, profile="mafclub-2023", announced=(5, 4)):
+def check(tracks, placements=None, profile="mafclub-2023", announced=(5, 4), slack=None):
     p = game(profile, announced)
     rep = replay(p)
     tl = build_timeline(p, rep)
-    ctx = CheckContext(p, rep, tl, tracks)
+    ctx = CheckContext(p, rep, tl, tracks, slack=slack or {})
     return run_checks(ctx, recount(tl, HONEST if placements is None else placements, rep.profile))
 
 
@@ -60,6 +60,17 @@ def test_peeking_outside_the_own_wake_is_flagged_but_the_sheriff_checking_is_not
     tracks = [Track(7, "mask_lifted", 30.0, 31.5, 0.8),      # civilian peeks during the shooting
               Track(3, "mask_off", 41.5, 45.0, 0.9)]          # Sheriff during his own check
     assert types(check(tracks)) == [("peek", (7,))]
+
+
+def test_a_check_placed_only_to_within_seconds_grants_its_unmasking_that_much_earlier():
+    # the Sheriff (seat 3) unmasks 1.2 s before his check (41.0) as placed
+    early = [Track(3, "mask_off", 39.8, 41.3, 0.9)]
+    assert types(check(early)) == [("peek", (3,))]
+    # the check placed from the picture (1.5 s either side): the peek is not claimed
+    key = next(iv.key for iv in build_timeline(game(), replay(game())) if iv.kind.value == "sheriff_check")
+    assert types(check(early, slack={key: 1.5})) == []
+    # a civilian's peek is still one: the slack widens only what the seat is granted
+    assert types(check([Track(7, "mask_lifted", 39.8, 41.3, 0.9)], slack={key: 1.5})) == [("peek", (7,))]
 
 
 def test_red_hand_raised_during_shooting_and_pointing_during_a_check():

@@ -93,7 +93,7 @@ def test_a_dark_zone_leaves_the_seats_cells_unverified_not_guessed():
 def test_a_seat_the_venue_model_did_not_learn_is_judged_nowhere_through_that_window():
     p = game()
     tl = build_timeline(p, replay(p))
-    found = abstentions(tl, views(0.0, 70.0, 5.0, {}), set_aside=[(3, "zone")])
+    found = abstentions(tl, views(0.0, 70.0, 5.0, {}), doubts={(3, "zone"): Blind.UNLEARNED})
     assert {(a.seat, a.window) for a in found} == {(3, "zone")}
     assert all(a.why == ("unlearned",) and a.whole for a in found)
     assert "did not learn this seat" in sentence(found[0])

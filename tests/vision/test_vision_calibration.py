@@ -166,3 +166,35 @@ def test_renumbering_moves_seat_one_or_flips_the_direction(first, reverse, order
     assert new.confirmed_by is None and cal.cameras["cam1"].seats == old     # the original is untouched
     with pytest.raises(CalibrationError, match="seat 11 is not 1..10"):
         renumber(cal, "cam1", 11)
+
+
+def test_a_proposed_seat_keeps_how_it_was_placed_through_the_file(tmp_path):
+    from vision.calibration import Proposed
+    cal = grid_calibration()
+    c = cal.cameras["cam1"]
+    c.seats[3] = SeatRegion(c.seats[3].body, c.seats[3].table_zone, (80.0, 120.0, 30.0),
+                            Proposed(False, "table_model", None))
+    c.seats[4] = SeatRegion(c.seats[4].body, c.seats[4].table_zone, None, Proposed(True, "table_edge", 2.26))
+    path = save_calibration(cal, tmp_path / "calibration.json")
+    raw = json.loads(path.read_text())["cameras"]["cam1"]["seats"]
+    assert raw["4"]["proposed"] == {"seen": True, "zone_from": "table_edge", "zone_error_px": 2.3, "guess": False}
+    assert "proposed" not in raw["1"]                       # additive: a drawn seat has none
+    back = load_calibration(path).cameras["cam1"].seats
+    assert back[3].proposed == Proposed(False, "table_model", None)
+    assert back[4].proposed == Proposed(True, "table_edge", 2.3) and back[1].proposed is None
+
+
+@pytest.mark.parametrize("proposed, needle", [
+    ({"zone_from": "table_edge"}, "boolean 'seen'"),
+    ({"seen": True, "zone_from": "guess"}, "zone_from"),
+    ({"seen": True, "zone_from": "table_edge", "zone_error_px": -1}, "negative"),
+    ({"seen": True, "zone_from": "table_edge", "zone_error_px": "far"}, "zone_error_px"),
+])
+def test_a_malformed_proposal_is_a_clear_error(tmp_path, proposed, needle):
+    doc = grid_calibration().to_json()
+    doc["cameras"]["cam1"]["seats"]["2"]["proposed"] = proposed
+    path = tmp_path / "calibration.json"
+    path.write_text(json.dumps(doc))
+    with pytest.raises(CalibrationError, match="seat|proposed") as err:
+        load_calibration(path)
+    assert needle in str(err.value)
