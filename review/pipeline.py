@@ -546,7 +546,7 @@ def _after_align(game: Game, tracks, frames, alignment, marks, has_times: bool, 
     write_recount(ws, recounts)
     ws.mark_done("recount", {"calls": len(recounts)})
     stats.wall["recount"] = time.perf_counter() - t0
-    fit = measure_fit(game.protocol, alignment, recounts, only, game.info.duration)
+    fit = measure_fit(game.protocol, alignment, recounts, only, game.info.duration, unseen=open_cells)
     reopened = _reopened_calls(fit, alignment.intervals)
     if reopened:
         # where the record does not fit the recording, the fists seen are not its
@@ -646,11 +646,17 @@ def view_abstentions(obs_path: Path, game: Game, frames: Sequence[FrameState],
                      intervals: Sequence[Interval]) -> list[Abstention]:
     """Where each seat's windows could not be judged (vision.view_quality), per
     scheduled interval (review.view)."""
-    from vision.view_quality import seat_views
+    from vision.view_quality import Blind, seat_views
     with ObservationStore(obs_path) as db:
         views = seat_views(db.window_features(cam=game.cam), frames)
-    # seats proposed from the recording that the frames did not confirm (review.view)
-    return abstentions(intervals, views, doubts=placement_doubts(game.calibration.camera(game.cam).seats))
+    # seats proposed from the recording that the frames did not confirm (review.view), and
+    # the seats the venue's model did not learn, as the model that ran recorded them (review.learn)
+    doubts = placement_doubts(game.calibration.camera(game.cam).seats)
+    ran = read_json(game.ws.appearance_model_path) or {}
+    for w, seats in (ran.get("set_aside") or {}).items():
+        for s in seats:
+            doubts.setdefault((int(s), str(w)), Blind.UNLEARNED)
+    return abstentions(intervals, views, doubts=doubts)
 
 
 # an unread zone starting within this of a fist's last sighting continues it (a

@@ -23,7 +23,7 @@ report says why (`analysis/record_fit.json`, the app's first page, `analyze
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from engine.protocol import Protocol
 from engine.timeline import Interval, Kind
@@ -186,10 +186,12 @@ def _containing(inc: Incident, intervals) -> str | None:
 
 
 def measure_fit(protocol: Protocol, alignment: Alignment, recounts: Sequence[CallRecount],
-                only: Sequence[str] | None = None, duration: float | None = None) -> RecordFit:
+                only: Sequence[str] | None = None, duration: float | None = None,
+                unseen: Mapping[str, Mapping[int, object]] | None = None) -> RecordFit:
     """How much of the record the recording shows (`only`: the phases analysed;
     `duration`: the video's length, past which no mark can be found: a recording
-    that stops before the game ends is said so elsewhere, it is not another game)."""
+    that stops before the game ends is said so elsewhere, it is not another game;
+    `unseen`: call key -> the seats whose zone could not be judged there, review.view)."""
     starts = {p.interval.key: p.interval.t0 for p in alignment.placements}
 
     def wanted(key: str) -> bool:
@@ -206,8 +208,13 @@ def measure_fit(protocol: Protocol, alignment: Alignment, recounts: Sequence[Cal
         recorded = getattr(ev, "voters", None)
         if recorded is None:
             continue
-        seen = tuple(sorted({v.seat for v in rc.voters if v.t_place is not None}))
-        calls.append(CallFit(rc.key, tuple(sorted(recorded)), seen,
+        # a seat whose zone the analysis could not judge there (review.view) says nothing of
+        # the ballot: its fist was not seen, it was not seen missing either (nor where the
+        # last call's cell is decided by the default rule). A dim venue whose fists only the
+        # venue's zone window sees had 15 of 18 ballot cells "disagree" so (seeds 7101/7102)
+        open_ = set(rc.unverified) | set((unseen or {}).get(rc.key, {}))
+        seen = tuple(sorted({v.seat for v in rc.voters if v.t_place is not None} - open_))
+        calls.append(CallFit(rc.key, tuple(sorted(set(recorded) - open_)), seen,
                              f"vote_call:{rc.key}" in alignment.matched))
     fit = RecordFit(len(expected), len(matched), calls, {})
     call_ok = {c.key: c.found and (c.agreement is None or c.agreement >= MIN_CALL_AGREEMENT) for c in calls}

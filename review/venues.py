@@ -133,6 +133,9 @@ class ModelChoice:
     sha256: str
     models: dict[str, WindowModel] = field(repr=False, compare=False, default_factory=dict)
     fallback: str | None = None           # why the committed model ran instead of the venue's
+    # window -> seats whose held-out judged examples the venue's window read wrong (review.learn):
+    # the analysis judges those seats through it nowhere (review.view `doubts`, `unlearned`)
+    set_aside: dict[str, tuple[int, ...]] = field(default_factory=dict)
 
     @property
     def key(self) -> str:
@@ -142,7 +145,7 @@ class ModelChoice:
     def to_json(self) -> dict[str, Any]:
         return {"venue": self.venue, "model_version": self.version,
                 "model": COMMITTED if self.version == 0 else str(self.path), "sha256": self.sha256,
-                "fallback": self.fallback}
+                "fallback": self.fallback, "set_aside": {k: list(v) for k, v in self.set_aside.items()}}
 
     def describe(self) -> str:
         if self.version == 0:
@@ -171,9 +174,11 @@ def load_version(folder: str | Path, rec: VenueRecord, n: int) -> ModelChoice:
                          f"`mafvar learn` recorded in venue.json)")
     try:
         models = load_models(path)
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+        aside = json.loads(path.read_text()).get("set_aside") or {}
+        set_aside = {str(w): tuple(int(s) for s in seats) for w, seats in aside.items()}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
         raise VenueError(f"{path}: venue model unreadable ({exc})") from None
-    return ModelChoice(rec.name, n, path, digest, models)
+    return ModelChoice(rec.name, n, path, digest, models, set_aside=set_aside)
 
 
 def choose(folder: str | Path, venue: str | None) -> ModelChoice:

@@ -42,6 +42,7 @@ class Blind(StrEnum):
     UNREAD = "unread"            # the vision layer said it cannot judge (zone_unread, mask_unread)
     IMPLAUSIBLE = "implausible"  # the window reads this seat against what it shows all game (review.view)
     VENUE = "venue"              # the window misreads several seats of this game (review.view)
+    UNLEARNED = "unlearned"      # the venue's model read this seat's judged examples wrong (mafvar learn)
     PLACED = "placed"            # the seat's player was not found when the seats were proposed (review.view)
     ZONE_PLACE = "zone_place"    # the seat's proposed table zone was not confirmed by the frames (review.view)
 
@@ -54,6 +55,8 @@ WHY_TEXT = MappingProxyType({
                   "unlike their training)",
     Blind.IMPLAUSIBLE: "the classifier misreads this seat (it contradicts what the seat does all game)",
     Blind.VENUE: "the classifier misreads this venue (it contradicts what several seats do all game)",
+    Blind.UNLEARNED: "the venue's classifier did not learn this seat (it read the judges' held-out examples "
+                     "of it wrong)",
     Blind.PLACED: "its player was not found when the seats were proposed, or the proposal was accepted as a "
                   "guess: the seat's regions are the fitted table's guess (draw the seat on the Calibration "
                   "page to judge it)",

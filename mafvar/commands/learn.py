@@ -39,7 +39,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _learn(args: argparse.Namespace) -> int:
-    from review.learn import LearnError, learn, rollback
+    from review.learn import MIN_HELD_OUT, LearnError, learn, rollback
     if args.to is not None and not args.rollback:
         raise UserError("--to goes with --rollback")
     if args.to is not None and args.to < 0:
@@ -72,8 +72,13 @@ def _learn(args: argparse.Namespace) -> int:
             continue
         held = f.get("held_out")
         print(f"  {kind}: {f['examples']} examples, agreement {f['agreement_before']} -> {f['agreement_after']}"
-              + (f", held out {held['before']} -> {held['after']} ({held['examples']})" if held else "")
-              + f"; committed sample {f['replay_accuracy_before']} -> {f['replay_accuracy_after']}")
+              + (f", held out {held['before']} -> {held['after']} ({held['examples']}"
+                 + (f"; judged {held['judged_before']} -> {held['judged_after']} ({held['judged']})"
+                    if held.get("judged") else "") + ")" if held else "")
+              + f"; committed sample {f['replay_accuracy_before']} -> {f['replay_accuracy_after']}"
+              + (f"; not believed on seat(s) {', '.join(map(str, f['set_aside']['seats']))} (their held-out "
+                 f"judged examples read under {MIN_HELD_OUT}; the others {f['set_aside']['judged_after_others']})"
+                 if f.get("set_aside") else ""))
     for s in doc["skipped"]:
         print(f"  skipped: {s}", file=sys.stderr)
     print(f"learned in {doc['seconds']['wall']:.1f} s (CPU {doc['seconds']['cpu']:.1f} s); report {doc['report']}")

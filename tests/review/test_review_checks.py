@@ -139,6 +139,15 @@ def test_a_hand_at_the_mask_is_a_foul_unless_awake_by_right_and_a_peek_says_it_o
     assert types(check(peek)) == [("peek", (5,))]
 
 
+def test_an_arm_over_a_vote_the_zone_window_sees_is_not_a_touch_but_a_small_zone_excuses_nothing():
+    # the zone window sees a fist the hands did not read (zone_unread, no_hand): the seat is voting
+    unread = [Track(4, "touch", 61.6, 62.2, 0.84, "5"), Track(4, "zone_unread", 61.6, 63.2, 0.5, "no_hand")]
+    assert types(check(unread)) == []
+    # a zone too small to read says nothing of a vote
+    small = [Track(4, "touch", 56.0, 57.2, 0.84, "5"), Track(4, "zone_unread", 50.0, 70.0, 0.5, "small")]
+    assert types(check(small)) == [("touch_day", (4, 5))]
+
+
 def test_an_arm_coming_down_to_vote_is_not_a_touch():
     coming = [Track(2, "touch", 61.1, 61.5, 0.9, "3"), Track(2, "fist_on_table", 61.3, 63.5, 0.95, "thumb_up")]
     assert types(check(coming)) == []

@@ -65,6 +65,30 @@ def test_video_incidents_are_withheld_outside_placed_phases_and_protocol_ones_ke
     assert fit.to_json()["format"] == "mafvar-record-fit"
 
 
+def test_seats_whose_zone_could_not_be_judged_say_nothing_of_the_ballots():
+    # seats 2, 4, 6 voted; their fists only the zone window saw (abstained, review.view); in the
+    # last call their cells are decided by the default rule, so the recount does not list them
+    vote = _interval(Kind.VOTE_CALL, "r0.vote.p0.c7", 60.0, 63.0, 3)
+    first = _interval(Kind.VOTE_CALL, "r0.vote.p0.c9", 56.0, 59.0, 2)
+    alignment = Alignment((PlacedInterval(first, 0.9, "audio"), PlacedInterval(vote, 0.9, "audio")), None,
+                          {"vote_call:r0.vote.p0.c7": Mark("vote_call", 60.0, 0.9, "audio"),
+                           "vote_call:r0.vote.p0.c9": Mark("vote_call", 56.0, 0.9, "audio")}, ())
+
+    class Proto:
+        events = [None, None, type("V", (), {"voters": (1, 3)})(), type("V", (), {"voters": (2, 4, 6, 7)})()]
+
+    rcs = [CallRecount("r0.vote.p0.c9", 0, 0, 9, 2, 56.0, 57.0, 59.0, None, 2,
+                       [VoterVerdict(s, True, "in_window", t_place=57.5) for s in (1, 3)], []),
+           CallRecount("r0.vote.p0.c7", 0, 0, 7, 3, 60.0, 61.0, 63.0, None, 4,
+                       [VoterVerdict(7, True, "in_window", t_place=61.5)], [2, 4, 6])]
+    blind = measure_fit(Proto(), alignment, rcs)      # type: ignore[arg-type]
+    assert blind.ballot_agreement == pytest.approx(3 / 6) and not blind.fits
+    unseen = {"r0.vote.p0.c7": {2: ("unread",), 4: ("unread",), 6: ("unread",)}}
+    fit = measure_fit(Proto(), alignment, rcs, unseen=unseen)      # type: ignore[arg-type]
+    assert fit.ballot_agreement == 1.0 and fit.fits
+    assert fit.calls[1].recorded == (7,) and fit.calls[1].seen == (7,)
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(not (SAMPLE / "video.mp4").is_file(), reason="the committed sample is not built")
 def test_another_games_record_against_the_sample_video_raises_no_incident(tmp_path, capsys):

@@ -90,6 +90,20 @@ def test_a_dark_zone_leaves_the_seats_cells_unverified_not_guessed():
     assert not [i for i in incidents if i.type.value == "miscount"]
 
 
+def test_a_seat_the_venue_model_did_not_learn_is_judged_nowhere_through_that_window():
+    p = game()
+    tl = build_timeline(p, replay(p))
+    found = abstentions(tl, views(0.0, 70.0, 5.0, {}), doubts={(3, "zone"): Blind.UNLEARNED})
+    assert {(a.seat, a.window) for a in found} == {(3, "zone")}
+    assert all(a.why == ("unlearned",) and a.whole for a in found)
+    assert "did not learn this seat" in sentence(found[0])
+
+
+def test_the_seats_set_aside_are_those_whose_held_out_judged_examples_read_wrong():
+    from review.learn import set_aside
+    assert set_aside({1: [20, 20], 6: [9, 20], 7: [5, 5], 8: [23, 24]}) == [6]   # 7: too few to say
+
+
 def test_an_announced_count_outside_what_the_judged_cells_allow_is_still_a_miscount():
     # seat 3 unseen; the judge announced 2 for candidate 5 although 4 judged fists stand there
     _, rc, incidents, _ = setup({(3, "zone"): (Blind.DARK,)}, announced=(2, 7))

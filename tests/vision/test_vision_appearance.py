@@ -37,6 +37,20 @@ def test_window_boxes_follow_the_calibration():
         window_box("feet", region)
 
 
+def test_learning_variants_start_with_the_unchanged_window_and_differ_from_it():
+    from vision.appearance import window_descriptor
+    from vision.window_samples import GAINS, SHIFTS, shifted, variant_descriptors
+    region = SeatRegion((100, 100, 500, 500), (400, 400, 500, 500), (300, 200, 60))
+    frame = _frame_with_square(430, 420, 470, 470)          # a fist-sized square in the table zone
+    crop = seat_crop(frame, region, 384)
+    v = variant_descriptors("zone", crop, region)
+    assert v.shape == (len(SHIFTS) * len(GAINS), len(window_descriptor("zone", crop, region)))
+    assert np.array_equal(v[0], window_descriptor("zone", crop, region))
+    assert len({row.tobytes() for row in v}) == len(v)       # every shift and gain changes it
+    assert shifted((0, 0, 10, 20), 0.1, 0.0, 1.0) == (1.0, 0.0, 11.0, 20.0)
+    assert shifted((0, 0, 10, 20), 0.0, 0.0, 0.5) == (2.5, 5.0, 7.5, 15.0)
+
+
 def test_descriptor_has_a_fixed_length_and_sees_darkness():
     dark = np.full((32, 32, 3), 10, np.uint8)
     skin = np.full((32, 32, 3), (220, 170, 140), np.uint8)
