@@ -557,9 +557,7 @@ def _after_align(game: Game, tracks, frames, alignment, marks, has_times: bool, 
     # ---- checks
     say("checks", 0.0, "rule checks")
     t0 = time.perf_counter()
-    ctx = CheckContext(game.protocol, game.replay, alignment.intervals, tracks,
-                       slack={p.interval.key: PLACEMENT_SLACK[p.anchored_by] for p in alignment.placements
-                              if p.anchored_by in PLACEMENT_SLACK})
+    ctx = CheckContext(game.protocol, game.replay, alignment.intervals, tracks, slack=placement_slack(alignment, None))
     incidents, unseen = withhold(run_checks(ctx, recounts), unseen)
     if only:
         incidents = [i for i in incidents if i.source.value != "video" or _selected(i.phase.key, only)]
@@ -721,6 +719,9 @@ def with_placement(incidents, alignment, untimed_keys: set[str]):
 
 # how far a placement may be off, by what placed it (seconds either side; review/plan.py)
 PLACEMENT_SLACK = {"interpolated": 6.0, "video": 1.5}
+# the kinds whose dense frames reach that far (review/plan.py)
+DENSE_SLACK_KINDS = frozenset({"vote_call", "raise_vote", "don_check", "sheriff_check", "shooting", "masking",
+                               "guess"})
 
 
 def doubted_calls(alignment) -> list[str]:
@@ -730,11 +731,11 @@ def doubted_calls(alignment) -> list[str]:
             if p.anchored_by == "interpolated" and f"vote_call:{p.interval.key}" in alignment.doubts]
 
 
-def placement_slack(alignment) -> dict[str, float]:
-    """Interval key -> the slack its dense frames get: a call placed between its
+def placement_slack(alignment, kinds: frozenset[str] | None = DENSE_SLACK_KINDS) -> dict[str, float]:
+    """Interval key -> how far its placement may be off: a call placed between its
     neighbours (no call heard, no fists in the first pass) or from the picture alone may
-    be seconds off, and the frames that decide its votes must not be missed."""
+    be seconds off. `kinds` (interval kinds; None: all): by default those whose dense
+    frames get that slack, so the frames that decide its votes are not missed; the rule
+    checks widen every permit by it (review.checks._permitted)."""
     return {p.interval.key: PLACEMENT_SLACK[p.anchored_by] for p in alignment.placements
-            if p.anchored_by in PLACEMENT_SLACK
-            and p.interval.kind.value in ("vote_call", "raise_vote", "don_check", "sheriff_check", "shooting",
-                                          "masking", "guess")}
+            if p.anchored_by in PLACEMENT_SLACK and (kinds is None or p.interval.kind.value in kinds)}

@@ -41,6 +41,13 @@ class Placement:
     # than t_lift and no later than this (None: the zone was read empty after it)
     lift_unseen_until: float | None = None
 
+    @property
+    def latest_lift(self) -> float | None:
+        """The latest the fist can have left the table, as far as the frames tell."""
+        if self.t_lift is None or self.lift_unseen_until is None:
+            return self.t_lift
+        return max(self.t_lift, self.lift_unseen_until)
+
 
 @dataclass
 class VoterVerdict:
@@ -177,8 +184,8 @@ def recount_pass(calls: list[Interval], placements: Mapping[int, list[Placement]
             close = call.details.get("window_close")
             # a sampled t_lift is the last frame the fist was seen: it rose within
             # the next frame; one timed at the full rate is the lift itself
-            if v.counted and close is not None and pl.t_lift is not None and \
-                    max(pl.t_lift, pl.lift_unseen_until or pl.t_lift) + _margin(pl.lift_timing) < close:
+            lift = pl.latest_lift
+            if v.counted and close is not None and lift is not None and lift + _margin(pl.lift_timing) < close:
                 v.flags.append(T.EARLY_LIFT.value)
             verdicts[call.key].append(v)
     out: list[CallRecount] = []
