@@ -46,6 +46,9 @@ class Hand:
     points: np.ndarray        # (21, 3): x, y frame px; z depth relative to the wrist (frame px)
     side: str                 # the player's hand: "left" or "right"
     score: float              # handedness confidence
+    # more readings of the same hand ((21, 2) frame px): the landmark model
+    # again in the hand's own box, and in the mirrored crop (vision.hands.zone_read)
+    readings: list[np.ndarray] = field(default_factory=list)
 
     @property
     def box(self) -> Box:
@@ -77,8 +80,9 @@ class SeatLandmarks:
                       for f in self.faces],
             "mesh": self.mesh,
             "eyes": None if self.eyes is None else np.round(self.eyes, 1).tolist(),
-            "hands": [{"points": np.round(h.points, 1).tolist(), "side": h.side,
-                       "score": round(h.score, 3)} for h in self.hands],
+            "hands": [{"points": np.round(h.points, 1).tolist(), "side": h.side, "score": round(h.score, 3),
+                       **({"readings": [np.round(r, 1).tolist() for r in h.readings]} if h.readings else {})}
+                      for h in self.hands],
             "features": dict(self.features),
         }
 
@@ -91,7 +95,8 @@ class SeatLandmarks:
                    for f in d.get("faces", [])],
             mesh=bool(d.get("mesh")),
             eyes=None if d.get("eyes") is None else np.array(d["eyes"], float),
-            hands=[Hand(np.array(h["points"], float), h["side"], h["score"])
+            hands=[Hand(np.array(h["points"], float), h["side"], h["score"],
+                        [np.array(r, float) for r in h.get("readings", [])])
                    for h in d.get("hands", [])],
             features={k: float(v) for k, v in (d.get("features") or {}).items()},
         )
@@ -164,6 +169,21 @@ class SeatLandmarker:
             # MediaPipe's label assumes a mirrored image: swap it.
             out.append(Hand(arr, "right" if label == "Left" else "left", float(score)))
         return out
+
+    def reread(self, crop: Crop, hands: list[Hand]) -> None:
+        """Sets each hand's `readings` (frame px): the landmark model again in
+        its own box of the crop and in the mirrored crop (vision.hands.zone_read)."""
+        from vision.hands.zone_read import second_readings
+
+        if not hands:
+            return
+        if self._roi is None:
+            from vision.hands.roi import RoiLandmarker
+            self._roi = RoiLandmarker()
+        origin, scale = np.array(crop.box[:2]), np.array(crop.scale_xy)
+        for h in hands:
+            found = second_readings(self._roi, crop.image, (h.points[:, :2] - origin) * scale)
+            h.readings = [crop.to_frame(r) for r in found]
 
     def __enter__(self) -> "SeatLandmarker":
         return self

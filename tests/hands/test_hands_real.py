@@ -13,7 +13,7 @@ from vision.hands.detector import HandDetector, load_rgb
 from vision.hands.forms import FORMS, FormModel, committed_form_model, fit_form_model, form_probabilities, hand_form
 from vision.hands.real_zone import SPLIT_RULE, list_hagrid, stable_seed
 from vision.hands.roi import RoiLandmarker, roi_from_landmarks
-from vision.hands.zone_read import skin_proposals
+from vision.hands.zone_read import second_readings, skin_proposals
 
 
 @pytest.fixture(scope="module")
@@ -75,6 +75,24 @@ def test_roi_landmarker_reads_a_hand_the_palm_detector_misses(held_out, detector
 def test_roi_landmarker_finds_no_hand_in_a_blank_image():
     with RoiLandmarker() as roi:
         assert roi.find(np.full((160, 160, 3), 40, np.uint8)) is None
+
+
+def test_second_readings_read_the_same_hand_again_and_nothing_where_none_is(held_out, detector):
+    likes = [h for h in held_out if h.cls == "like"][:6]
+    counts = []
+    with RoiLandmarker() as roi:
+        for hand in likes:
+            image = load_rgb(str(hand.path))
+            found = detector.detect(image)
+            if not found:
+                continue
+            pts = found[0].landmarks_px
+            again = second_readings(roi, image, pts)
+            counts.append(len(again))
+            # the same hand (the mirror reading put back in the image's own x)
+            assert all(np.linalg.norm(r[0] - pts[0, :2]) < palm_length(pts) for r in again), hand.path.name
+        assert second_readings(roi, np.full((160, 160, 3), 40, np.uint8), pts * 0.3 + 40) == []
+    assert len(counts) >= 5 and counts.count(2) >= len(counts) - 1, counts
 
 
 def test_form_model_reads_held_out_thumbs_up_and_fists(held_out, detector):

@@ -60,12 +60,38 @@ def test_a_real_thumb_up_in_the_zone_is_a_vote_without_the_windows_say_so(thumbs
         assert sum(v == [("fist_on_table", "thumb_up")] for v in votes) >= len(thumbs_up) - 1, votes
 
 
-def test_a_window_sure_that_nothing_stands_there_overrules_a_thumb_up_read(thumbs_up):
-    assert all(read([frame(0.0, [in_zone(p)], WINDOW_NONE)]) == [] for p in thumbs_up)
-    # ... but not off its training data
-    far = dict(WINDOW_NONE, far_zone=50.0)
-    assert sum(read([frame(0.0, [in_zone(p)], far)]) == [("fist_on_table", "thumb_up")]
-               for p in thumbs_up) >= len(thumbs_up) - 1
+def test_a_window_sure_that_nothing_stands_there_no_longer_overrules_a_thumb_up_read(thumbs_up):
+    # trained on rendered hands, the window is sure of "none" under 5 of 22 real
+    # thumb-ups read in the held-out composites (scripts/eval_real_hands.py)
+    for window in (WINDOW_NONE, dict(WINDOW_NONE, far_zone=50.0)):
+        assert sum(read([frame(0.0, [in_zone(p)], window)]) == [("fist_on_table", "thumb_up")]
+                   for p in thumbs_up) >= len(thumbs_up) - 1
+
+
+def with_readings(first: np.ndarray, *more: np.ndarray) -> Hand:
+    hand = in_zone(first)
+    hand.readings = [in_zone(m).points[:, :2] for m in more]
+    return hand
+
+
+def test_the_vote_form_is_the_median_over_the_hands_readings(thumbs_up):
+    labels, landmarks = load_keypoints()
+    palms = landmarks[labels == 0][::300][:len(thumbs_up)]      # keypoint.csv class 0: an open hand
+    # a thumb-up read once among two palm readings is no vote; a palm read once among two thumb-ups is one
+    once = [read([frame(0.0, [with_readings(t, p, p)], WINDOW_DOUBTS)]) for t, p in zip(thumbs_up, palms)]
+    twice = [read([frame(0.0, [with_readings(p, t, t)], WINDOW_DOUBTS)]) for t, p in zip(thumbs_up, palms)]
+    alone = [read([frame(0.0, [in_zone(t)], WINDOW_DOUBTS)]) for t in thumbs_up]
+    assert sum(a == [("fist_on_table", "thumb_up")] for a in alone) >= len(thumbs_up) - 1, alone
+    assert all(("fist_on_table", "thumb_up") not in g for g in once), once
+    assert sum(g == [("fist_on_table", "thumb_up")] for g in twice) >= len(thumbs_up) - 1, twice
+
+
+def test_a_hands_readings_survive_the_store_round_trip(thumbs_up):
+    hand = with_readings(thumbs_up[0], thumbs_up[1])
+    back = SeatLandmarks.from_json(frame(1.0, [hand, in_zone(thumbs_up[2])]).to_json())
+    assert len(back.hands[0].readings) == 1 and back.hands[1].readings == []
+    assert np.allclose(back.hands[0].readings[0], hand.readings[0], atol=0.05)
+    assert "readings" not in frame(1.0, [in_zone(thumbs_up[2])]).to_json()["hands"][0]
 
 
 def test_the_window_alone_casts_no_vote_it_says_cannot_judge():

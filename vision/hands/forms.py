@@ -100,13 +100,17 @@ def committed_form_model() -> FormModel | None:
         return None
 
 
-def form_probabilities(landmarks_list, model: FormModel | None = None) -> dict[str, float] | None:
+def form_probabilities(landmarks_list, model: FormModel | None = None,
+                       median: bool = False) -> dict[str, float] | None:
     """{form: probability} of one hand, averaged over several readings of it
-    (the same hand found in an image and in its mirror image); None without a model."""
+    (the same hand found in an image and in its mirror image), or their
+    median per form (`median`: one wild reading among three does not
+    decide); None without a model."""
     model = model or committed_form_model()
     if model is None or not len(landmarks_list):
         return None
-    p = np.mean([model.probabilities(np.asarray(lm, float)) for lm in landmarks_list], axis=0)
+    each = [model.probabilities(np.asarray(lm, float)) for lm in landmarks_list]
+    p = np.median(each, axis=0) if median else np.mean(each, axis=0)
     return {f: float(v) for f, v in zip(FORMS, p)}
 
 
