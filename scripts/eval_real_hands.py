@@ -74,13 +74,38 @@ def zone_votes(hands, game: Path = SAMPLE, tune: bool = False) -> dict:
     by_kind: dict[str, Counter] = {}
     for c in cases:
         by_kind.setdefault(c.kind, Counter())[c.form or "none"] += 1
+    why = Counter(miss_cause(c) for c in cases if c.kind == "like" and not c.vote)
+    false_why = Counter(miss_cause(c) for c in cases if c.kind != "like" and c.vote)
     positives = [c for c in cases if c.kind == "like"]
     tp = sum(c.vote for c in positives)
     fp = sum(c.vote for c in cases if c.kind != "like")
     return {"cases": len(cases), "positives": len(positives), "true_votes": tp, "false_votes": fp,
             "recall": tp / max(len(positives), 1), "precision": tp / max(tp + fp, 1),
             "forms_read": {k: dict(v) for k, v in by_kind.items()},
+            "missed_because": dict(why), "false_votes_from": dict(false_why),
             "unread_hands": sum(1 for c in cases if c.kind in STATE_OF and not c.hands)}
+
+
+def miss_cause(case) -> str:
+    """Why a laid real hand was read as it was: no hand found where it lies,
+    or the form its readings give (the median over the first reading and the
+    second ones, as the vote takes it), or a vote cast from another hand."""
+    import numpy as np
+
+    from vision.hands.forms import form_probabilities
+
+    near = [(pts, more) for pts, more in zip(case.hands, case.readings)
+            if case.wrist is not None
+            and np.linalg.norm(pts[:, :2].mean(axis=0) - np.array(case.wrist)) < 2.0 * case.palm_px]
+    if not near:
+        return "another hand read as a vote" if case.vote else "no hand found where it lies"
+    best = max((form_probabilities([pts[:, :2]] + [m[:, :2] for m in more], median=True) or {} for pts, more in near),
+               key=lambda p: p.get("thumb_up", 0.0))
+    if not best:
+        return "no form model"
+    form = max(best, key=lambda f: best[f])
+    readings = "several readings" if any(more for _, more in near) else "one reading"
+    return f"read as {form} ({readings})"
 
 
 def run(photos_only: bool = False, tune: bool = False) -> dict:
@@ -115,6 +140,8 @@ def print_report(r: dict) -> None:
         print(f"    recall    {z['true_votes']}/{z['positives']} = {z['recall']:.1%}  (target >= {RECALL_TARGET:.0%})")
         print(f"    precision {z['true_votes']}/{z['true_votes'] + z['false_votes']} = {z['precision']:.1%}"
               f"  (target >= {PRECISION_TARGET:.0%})")
+        print(f"    thumb-ups missed: {z['missed_because']}")
+        print(f"    false votes: {z['false_votes_from']}")
         for kind, forms in z["forms_read"].items():
             print(f"    {kind:>5}: fist_on_table forms read {forms}")
     print("targets met" if r["passed"] else "TARGET MISSED")

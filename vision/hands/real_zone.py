@@ -117,6 +117,7 @@ class ZoneCase:
     form: str | None = None       # the fist_on_table form read, if any
     confidence: float = 0.0
     hands: list = field(default_factory=list)   # the seat's hands found (landmarks, frame px)
+    readings: list = field(default_factory=list)   # each found hand's second readings (Hand.readings)
     zone_ran: bool = False
 
 
@@ -200,6 +201,7 @@ def read_cases(cases: list[tuple[ZoneCase, np.ndarray]], calibration, cam: str =
             fists = [f for f in states if f.state == Observed.FIST_ON_TABLE]
             case.zone_ran = "hands_zone" in lm.cpu
             case.hands = [h.points for h in lm.hands]
+            case.readings = [h.readings for h in lm.hands]
             if fists:
                 best = max(fists, key=lambda f: f.confidence)
                 case.form, case.confidence = best.value, best.confidence
