@@ -12,7 +12,10 @@ a false touch_night on seat 3 while seat 2's true mask touch was found.
 
 So a seat's touch is not believed in a frame in which a seat whose head lies
 within its body box is doing an act of its own arm or body at the same
-moment (`CROSSING_ACTS`, read by that seat's own windows). The frame's touch
+moment (`CROSSING_ACTS`, read by that seat's own windows), or is touching
+this seat (her own touch names it) while this seat's reading names no touch
+of hers: the touched player's window sees the toucher's arm, and the touch
+is the toucher's. The frame's touch
 becomes "cannot judge the body window" (`Observed.BODY_UNREAD`, why
 `neighbour`): review raises nothing from it, and the abstention says so
 (vision.view_quality `Blind.NEIGHBOUR`, review.view). A true touch reaches
@@ -69,28 +72,36 @@ def crossing_seats(seats: Mapping[int, SeatRegion]) -> dict[int, tuple[int, ...]
     return out
 
 
-def _acting(frames: Iterable[FrameState]) -> dict[int, np.ndarray]:
-    """seat -> the sorted times at which it does an act of its own arm or body."""
+def _times(frames: Iterable[FrameState], keep) -> dict[int, np.ndarray]:
+    """seat -> the sorted times of its frames `keep` accepts."""
     by: dict[int, list[float]] = {}
     for f in frames:
-        if f.state in CROSSING_ACTS and f.confidence >= CROSSING_CONF:
+        if keep(f):
             by.setdefault(f.seat, []).append(f.t)
     return {s: np.array(sorted(ts)) for s, ts in by.items()}
 
 
+def _at(ts: np.ndarray | None, t: float) -> bool:
+    return ts is not None and bisect_right(ts, t + SAME_MOMENT) > bisect_left(ts, t - SAME_MOMENT)
+
+
 def crossed(frames: Iterable[FrameState], seats: Mapping[int, SeatRegion]) -> dict[tuple[int, float], int]:
     """(seat, t) of each faked reading (`FAKED`) made in a frame in which a
-    seat whose arms reach into its body window acts on its own -> that seat."""
+    seat whose arms reach into its body window acts on its own, or touches
+    this very seat (its hands found reaching into this seat's zone) while this
+    seat's own reading names no touch of it -> that seat."""
     frames = list(frames)
-    acting = _acting(frames)
+    acting = _times(frames, lambda f: f.state in CROSSING_ACTS and f.confidence >= CROSSING_CONF)
+    # a neighbour's touch naming the seat: her arm is in the seat's window (the seat is touched)
+    touching = {n: _times(frames, lambda f, n=n: f.state is Observed.TOUCH and f.value == str(n)
+                          and f.confidence >= CROSSING_CONF) for n in seats}
     reach = crossing_seats(seats)
     out: dict[tuple[int, float], int] = {}
     for f in frames:
         if f.state not in FAKED:
             continue
         for n in reach.get(f.seat, ()):
-            ts = acting.get(n)
-            if ts is not None and bisect_right(ts, f.t + SAME_MOMENT) > bisect_left(ts, f.t - SAME_MOMENT):
+            if _at(acting.get(n), f.t) or (f.value != str(n) and _at(touching.get(f.seat, {}).get(n), f.t)):
                 out[(f.seat, f.t)] = n
                 break
     return out

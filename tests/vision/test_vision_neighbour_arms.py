@@ -94,3 +94,18 @@ def test_only_a_seat_whose_arms_reach_the_window_and_only_at_that_moment_explain
     assert tracks_of(resolve(base + acting(10, S.STANDING, touch, 0.3), SEATS), 9, S.TOUCH, times)
     # the neighbour standing up at that moment: seat 9 cannot be judged there
     assert not tracks_of(resolve(base + acting(10, S.STANDING, touch), SEATS), 9, S.TOUCH, times)
+
+
+def test_the_touched_players_window_seeing_the_touchers_arm_leaves_the_touch_to_the_toucher():
+    times = grid(40.0, 43.0)
+    touch = [t for t in times if 40.5 <= t <= 41.5]
+    base = night(SEATS, times)
+    # seat 10's hands reach into seat 9's zone; seat 9's window reads the arm as a touch of its own
+    frames = base + [FrameState(t, 10, S.TOUCH, 0.9, "9") for t in touch] \
+        + acting(9, S.TOUCH, touch, 0.8)
+    out = resolve(frames, SEATS)
+    assert tracks_of(out, 10, S.TOUCH, times) and not tracks_of(out, 9, S.TOUCH, times)
+    # each naming the other: the analysis cannot say which, and keeps both for the judge
+    both = base + [FrameState(t, 10, S.TOUCH, 0.9, "9") for t in touch] \
+        + [FrameState(t, 9, S.TOUCH, 0.9, "10") for t in touch]
+    assert resolve(both, SEATS) == both
