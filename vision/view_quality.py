@@ -65,8 +65,8 @@ WHY_TEXT = MappingProxyType({
                   "page to judge it)",
     Blind.ZONE_PLACE: "its table zone was proposed without the table's edge confirming it, or may be off "
                       "by more than a hand's breadth allows (draw the zone on the Calibration page to judge it)",
-    Blind.NEIGHBOUR: "a neighbour's own arm crossed its window at that moment (to her mask, raised or "
-                     "standing): whose touch it was cannot be told",
+    Blind.NEIGHBOUR: "a neighbour's own arm crossed its window at that moment (to her mask, raised, "
+                     "standing up or touching this seat): whose touch it was cannot be told",
 })
 
 WINDOWS = ("head", "zone", "body")
