@@ -629,6 +629,7 @@ def seat_tracks(obs_path: Path, game: Game) -> list[Track]:
 
 def seat_frames(obs_path: Path, game: Game) -> tuple[list[FrameState], dict[int, list[float]]]:
     """Per-seat, per-frame states from the stored landmarks, and the times each seat was looked at."""
+    from vision.neighbour_arms import resolve
     from vision.seat_states import classify_frames
     with ObservationStore(obs_path) as db:
         frames = []
@@ -637,7 +638,8 @@ def seat_frames(obs_path: Path, game: Game) -> tuple[list[FrameState], dict[int,
             lms = db.seat_landmarks(seat, cam=game.cam)
             sample_times[seat] = [lm.t for lm in lms]
             frames.extend(classify_frames(lms, game.calibration, game.cam))
-    return frames, sample_times
+    # a touch read while a neighbour's own arm crossed the window is not the seat's to answer for
+    return resolve(frames, game.calibration.camera(game.cam).seats), sample_times
 
 
 def view_abstentions(obs_path: Path, game: Game, frames: Sequence[FrameState],

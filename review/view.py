@@ -113,6 +113,15 @@ class Abstention:
         return (seat == self.seat and window == self.window
                 and t0 <= self.t1 + pad and t1 >= self.t0 - pad)
 
+    def hides(self, seat: int, window: str, t0: float, t1: float, pad: float = 0.0) -> bool:
+        """Does it hold back a finding of [t0, t1]? A window blind only because a
+        neighbour's arm crossed it for a moment hides only what lies within that
+        moment: a seat's act seen for seconds around it stands on its other frames."""
+        if self.why and all(w == Blind.NEIGHBOUR.value for w in self.why):
+            return (seat == self.seat and window == self.window
+                    and self.t0 - pad <= t0 and t1 <= self.t1 + pad)
+        return self.covers(seat, window, t0, t1, pad)
+
     @property
     def reason(self) -> str:
         """For people: 'too dark, too little contrast'."""
@@ -222,7 +231,9 @@ def _interval_abstentions(iv: Interval, seat: int, window: str, span: tuple[floa
         return [make(frames, span[0], span[1], True)]
     out = []
     for run in _blind_runs(frames, judging.max_gap):
-        if run[-1].t - run[0].t >= judging.min_run:
+        # a neighbour's arm crossing the window is abstained however brief: it is
+        # exactly the moment a touch of the wrong seat would be read
+        if run[-1].t - run[0].t >= judging.min_run or any(Blind.NEIGHBOUR in v.blind for v in run):
             out.append(make(run, run[0].t, run[-1].t, False))
     return out
 
@@ -329,7 +340,7 @@ def withhold(incidents: Sequence[Incident], found: Sequence[Abstention],
         if (inc.source is Source.VIDEO and inc.t0 is not None and inc.type not in _FROM_CELLS):
             t1 = inc.t1 if inc.t1 is not None else inc.t0
             hit = next((i for i, a in enumerate(found) for s in inc.seats for w in foul_windows(inc.type)
-                        if a.covers(s, w, inc.t0, t1, judging.pad)), None)
+                        if a.hides(s, w, inc.t0, t1, judging.pad)), None)
         if hit is None:
             kept.append(inc)
         else:

@@ -38,6 +38,9 @@ class Observed(StrEnum):
     FIST_ON_TABLE = "fist_on_table"    # [form: thumb_up, fist, palm, fingertip]
     ZONE_UNREAD = "zone_unread"        # cannot judge the table zone [why: no_hand, forms_disagree, small]
     TOUCH = "touch"                    # [neighbour seat]
+    # cannot judge the body window [why: neighbour (a neighbour's own arm crossed it
+    # at that moment, vision.neighbour_arms)]
+    BODY_UNREAD = "body_unread"
     STANDING = "standing"
     SEAT_EMPTY = "seat_empty"
 

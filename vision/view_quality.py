@@ -16,7 +16,8 @@ all, frame by frame, from what the extraction stored with it:
   window decides the state: too unsure;
 * the vision layer's own "cannot judge" states (`zone_unread`: the zone
   window sees a vote no hand read confirms; `mask_unread`: no reader can
-  judge the mask, vision.seat_states).
+  judge the mask, vision.seat_states; `body_unread`: a neighbour's own arm
+  crossed the body window as it read a touch, vision.neighbour_arms).
 
 Rule-free and pure: review.view turns these per-frame answers into
 abstentions per seat and scheduled interval.
@@ -29,6 +30,7 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import Iterable, Mapping
 
+from vision.neighbour_arms import WHY as NEIGHBOUR_WHY
 from vision.seat_states import head_reading
 from vision.tracks import FrameState, Observed
 
@@ -45,6 +47,7 @@ class Blind(StrEnum):
     UNLEARNED = "unlearned"      # the venue's model read this seat's judged examples wrong (mafvar learn)
     PLACED = "placed"            # the seat's player was not found when the seats were proposed (review.view)
     ZONE_PLACE = "zone_place"    # the seat's proposed table zone was not confirmed by the frames (review.view)
+    NEIGHBOUR = "neighbour"      # a neighbour's own arm crossed the window then (vision.neighbour_arms)
 
 
 WHY_TEXT = MappingProxyType({
@@ -62,13 +65,18 @@ WHY_TEXT = MappingProxyType({
                   "page to judge it)",
     Blind.ZONE_PLACE: "its table zone was proposed without the table's edge confirming it, or may be off "
                       "by more than a hand's breadth allows (draw the zone on the Calibration page to judge it)",
+    Blind.NEIGHBOUR: "a neighbour's own arm crossed its window at that moment (to her mask, raised, "
+                     "standing up or touching this seat): whose touch it was cannot be told",
 })
 
 WINDOWS = ("head", "zone", "body")
 
 # The vision states that say "cannot judge this window here" (vision.tracks.Observed).
 UNREAD_STATES: Mapping[Observed, str] = MappingProxyType({Observed.ZONE_UNREAD: "zone",
-                                                          Observed.MASK_UNREAD: "head"})
+                                                          Observed.MASK_UNREAD: "head",
+                                                          Observed.BODY_UNREAD: "body"})
+# An unread state's reason (its value) that has a Blind of its own; the others are `Blind.UNREAD`.
+UNREAD_WHY: Mapping[str, Blind] = MappingProxyType({NEIGHBOUR_WHY: Blind.NEIGHBOUR})
 
 
 def _by_window(**v: float) -> Mapping[str, float]:
@@ -133,12 +141,12 @@ def window_blind(features: Mapping[str, float], window: str, limits: ViewLimits 
     return tuple(out)
 
 
-def frame_views(seat: int, t: float, features: Mapping[str, float], unread: Iterable[str] = (),
-                limits: ViewLimits = DEFAULT) -> list[WindowView]:
+def frame_views(seat: int, t: float, features: Mapping[str, float],
+                unread: Mapping[str, Blind] | Iterable[str] = (), limits: ViewLimits = DEFAULT) -> list[WindowView]:
     """Every window of one seat-frame; `unread`: the windows the vision layer
-    said it cannot judge in this frame."""
-    gone = set(unread)
-    return [WindowView(seat, t, w, window_blind(features, w, limits) + ((Blind.UNREAD,) if w in gone else ()),
+    said it cannot judge in this frame (with why, or `Blind.UNREAD`)."""
+    gone = dict(unread) if isinstance(unread, Mapping) else dict.fromkeys(unread, Blind.UNREAD)
+    return [WindowView(seat, t, w, window_blind(features, w, limits) + ((gone[w],) if w in gone else ()),
                        reading(features, w))
             for w in WINDOWS]
 
@@ -157,8 +165,8 @@ SEEN_VOTE_S = 1.5
 SEEN_VOTE_CONF = 0.6
 
 
-def unread_windows(frames: Iterable[FrameState]) -> dict[tuple[int, float], set[str]]:
-    """(seat, t) -> the windows the vision layer's states say it cannot judge there."""
+def unread_windows(frames: Iterable[FrameState]) -> dict[tuple[int, float], dict[str, Blind]]:
+    """(seat, t) -> the windows the vision layer's states say it cannot judge there, and why."""
     frames = list(frames)
     votes: dict[int, list[float]] = {}
     for f in frames:
@@ -172,12 +180,12 @@ def unread_windows(frames: Iterable[FrameState]) -> dict[tuple[int, float], set[
         i = bisect_left(ts, t - SEEN_VOTE_S)
         return i < len(ts) and ts[i] <= t + SEEN_VOTE_S
 
-    out: dict[tuple[int, float], set[str]] = {}
+    out: dict[tuple[int, float], dict[str, Blind]] = {}
     for f in frames:
         w = UNREAD_STATES.get(f.state)
         if w is None or (w == "zone" and near_vote(f.seat, f.t)):
             continue
-        out.setdefault((f.seat, round(f.t, 6)), set()).add(w)
+        out.setdefault((f.seat, round(f.t, 6)), {})[w] = UNREAD_WHY.get(f.value or "", Blind.UNREAD)
     return out
 
 
@@ -189,9 +197,9 @@ def seat_views(features: Iterable[tuple[int, float, Mapping[str, float]]], frame
     unread = unread_windows(frames)
     out: list[WindowView] = []
     for seat, t, f in features:
-        out.extend(frame_views(seat, t, f, unread.get((seat, round(t, 6)), ()), limits))
+        out.extend(frame_views(seat, t, f, unread.get((seat, round(t, 6)), {}), limits))
     return out
 
 
-__all__ = ["Blind", "WHY_TEXT", "WINDOWS", "UNREAD_STATES", "ViewLimits", "DEFAULT", "WindowView", "best_class", "reading", "margin",
+__all__ = ["Blind", "WHY_TEXT", "WINDOWS", "UNREAD_STATES", "UNREAD_WHY", "ViewLimits", "DEFAULT", "WindowView", "best_class", "reading", "margin",
            "window_blind", "frame_views", "unread_windows", "seat_views"]

@@ -142,6 +142,24 @@ def test_timing_fouls_need_more_than_one_sampled_frame_of_margin():
     assert v6.counted and v6.flags == ["early_vote", "early_lift"]
 
 
+def test_an_early_vote_needs_to_be_clear_of_the_descending_hand_and_the_placed_opening():
+    # the window opens at 61.0. Fresh seed 2304: a fist first seen (5 fps) 0.22 s
+    # before the opening had landed 0.1 s after it: the zone reads the hand on its
+    # way down up to 0.3 s early, and the opening itself is placed to 0.1 s
+    from review.recount import FULL_RATE
+    from dataclasses import replace as _r
+    seen_early = {3: [fist(3, 60.78, lift=62.6)], 6: [fist(6, 60.55, lift=62.6)]}
+    rc, _ = run(protocol(2, 7), seen_early)
+    by = {v.seat: v for v in rc[0].voters}
+    assert by[3].counted and by[3].flags == []                 # 0.22 s: may have landed on time
+    assert by[6].counted and by[6].flags == ["early_vote"]     # 0.45 s: clear of both
+    # a landing timed at the full rate is the landing itself: only the opening's placement is doubt
+    timed = {3: [_r(fist(3, 60.85, lift=62.6), timing=FULL_RATE)], 6: [_r(fist(6, 60.95, lift=62.6), timing=FULL_RATE)]}
+    rc, _ = run(protocol(2, 7), timed)
+    by = {v.seat: v for v in rc[0].voters}
+    assert by[3].flags == ["early_vote"] and by[6].flags == []
+
+
 def test_fists_of_the_next_vote_are_not_late_votes_of_this_one():
     # a revote follows 1.5 s after "thank you": the fists placed for it belong to it
     p = protocol(5, 5)
