@@ -706,7 +706,18 @@ def _zone_vote(r: _Reading) -> None:
             conf = max(p["thumb_up"], good + wrong) if window_vote else p["thumb_up"]
             r.add(Observed.FIST_ON_TABLE, conf, "thumb_up")
             return
-        named = [(v, q) for v, q in reads if max(q["fist"], q["open_palm"], q["pointing"]) >= NAMED_P]
+        # the other forms are named from the first reading alone, as before the
+        # second readings (they were chosen for the thumb-up: on rendered fists
+        # the readings name a fist where the first reading names nothing)
+        firsts = [(u, q) for u, q in ((u, form_probabilities([u.hand.points[:, :2]])) for u, _ in reads)
+                  if q is not None]
+        if any(q["thumb_up"] >= VOTE_THUMB_P for u, q in firsts if u.hand.readings):
+            # a thumb-up read once that the other readings do not bear out: no
+            # vote, and no other form named for it either ("cannot judge"; a
+            # window vote near a vote the hands read fills it: _confirm_window_votes)
+            r.add(Observed.ZONE_UNREAD, max(q["thumb_up"] for _, q in firsts), "readings_disagree")
+            return
+        named = [(v, q) for v, q in firsts if max(q["fist"], q["open_palm"], q["pointing"]) >= NAMED_P]
         if named:
             # the hands name what stands there: never a thumb-up on the window's word
             for v, q in named:
