@@ -143,6 +143,9 @@ def test_an_arm_over_a_vote_the_zone_window_sees_is_not_a_touch_but_a_small_zone
     # the zone window sees a fist the hands did not read (zone_unread, no_hand): the seat is voting
     unread = [Track(4, "touch", 61.6, 62.2, 0.84, "5"), Track(4, "zone_unread", 61.6, 63.2, 0.5, "no_hand")]
     assert types(check(unread)) == []
+    # ... or a hand read as a thumb-up once that its other readings did not bear out
+    once = [Track(4, "touch", 61.6, 62.2, 0.84, "5"), Track(4, "zone_unread", 61.6, 63.2, 0.6, "readings_disagree")]
+    assert types(check(once)) == []
     # a zone too small to read says nothing of a vote
     small = [Track(4, "touch", 56.0, 57.2, 0.84, "5"), Track(4, "zone_unread", 50.0, 70.0, 0.5, "small")]
     assert types(check(small)) == [("touch_day", (4, 5))]
