@@ -83,9 +83,11 @@ def test_the_vote_form_is_the_median_over_the_hands_readings(thumbs_up):
     alone = [read([frame(0.0, [in_zone(t)], WINDOW_DOUBTS)]) for t in thumbs_up]
     assert sum(a == [("fist_on_table", "thumb_up")] for a in alone) >= len(thumbs_up) - 1, alone
     assert all(("fist_on_table", "thumb_up") not in g for g in once), once
-    # ... it is "cannot judge", not another form (a window vote near a vote read fills it)
-    firsts = [g for g, a in zip(once, alone) if a == [("fist_on_table", "thumb_up")]]
-    assert firsts and all(g == [("zone_unread", "readings_disagree")] for g in firsts), once
+    # ... nothing stands there, unless the window sees a vote: then "cannot judge", not another form
+    firsts = [(t, p) for t, p, a in zip(thumbs_up, palms, alone) if a == [("fist_on_table", "thumb_up")]]
+    assert firsts and all(g == [] for g, a in zip(once, alone) if a == [("fist_on_table", "thumb_up")]), once
+    under = [read([frame(0.0, [with_readings(t, p, p)], WINDOW_VOTE)]) for t, p in firsts]
+    assert all(g == [("zone_unread", "readings_disagree")] for g in under), under
     assert sum(g == [("fist_on_table", "thumb_up")] for g in twice) >= len(thumbs_up) - 1, twice
 
 
@@ -134,3 +136,19 @@ def test_a_zone_too_small_for_a_hand_is_not_judged_either_way():
                if f.state.value in ("fist_on_table", "zone_unread")]
         assert (got == [("zone_unread", "small")]) is want, (want, got)
         assert want or ("zone_unread", "small") not in got
+
+
+def test_a_run_of_split_readings_under_a_window_vote_is_a_vote_a_frame_or_two_are_not(thumbs_up):
+    labels, landmarks = load_keypoints()
+    palm = landmarks[labels == 0][0]
+    first = next(t for t in thumbs_up if read([frame(0.0, [in_zone(t)], WINDOW_VOTE)])
+                 == [("fist_on_table", "thumb_up")])
+
+    def split(at: float) -> SeatLandmarks:
+        return frame(at, [with_readings(first, palm, palm)], WINDOW_VOTE)
+
+    assert read([split(0.0), split(0.2), split(0.4)]) == [("fist_on_table", "thumb_up")] * 3
+    assert read([split(0.0), split(0.2)]) == [("zone_unread", "readings_disagree")] * 2
+    # the window not seeing a vote: no run, nothing
+    quiet = [frame(x, [with_readings(first, palm, palm)], WINDOW_DOUBTS) for x in (0.0, 0.2, 0.4)]
+    assert read(quiet) == []
