@@ -425,9 +425,10 @@ def seat_landmarks(image: np.ndarray, t: float, seat: int, region, landmarker: S
         # the hands that may be the seat's vote are read twice more (own box,
         # mirror image), the vote form taken over the readings (vision.hands.zone_read)
         own = expand(region.table_zone, REREAD_MARGIN, size)
-        if reread:
-            zone_hands.reread(zc, _likeliest_vote([h for h in zl.hands + extra if _centre_in(h.points, own)]))
         lm.hands = merge_hands(zl.hands + extra, lm.hands)
+        if reread:
+            # the seat crop's hands too: one of them may be the zone's likeliest vote
+            zone_hands.reread(zc, _likeliest_vote([h for h in lm.hands if _centre_in(h.points, own)]))
         lm.cpu["hands_zone"] = zl.cpu.get(Model.HANDS.value, 0.0) + time.process_time() - c0
     return lm
 
