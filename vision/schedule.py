@@ -444,7 +444,7 @@ def _likeliest_vote(hands: list) -> list:
     form model finds likeliest a thumb-up. A seat's zone holds 2-3 hands (its
     resting hands, a neighbour's); re-reading every one cost 2.3 times the
     zone pass on the committed sample's votes (scripts/profile_zone_cost.py),
-    one hand 1.6 times, for 15 of 29 thumb-ups on the tuning set against 16
+    one hand 1.65 times, for 15 of 29 thumb-ups on the tuning set against 16
     (HaGRID training half in the committed sample's zones)."""
     if not hands:
         return []
