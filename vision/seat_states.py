@@ -152,6 +152,9 @@ ZONE_FAR_KEY = "far_zone"
 # (on real hands laid into rendered zones it is at chance: it made 23 of the
 # 24 false thumb-ups; scripts/eval_real_hands.py). Off: it says "cannot judge".
 WINDOW_VOTES = False
+# the zone window's vote probability under which, on its own kind of pixels, it
+# overrules a thumb-up read of a hand never read again (_zone_vote)
+WINDOW_DENIES = 0.02
 # ... but it fills a vote's frames within this many seconds of one the hands read (_confirm_window_votes)
 CONFIRM_S = 1.0
 ZONE_FAR = 5.0
@@ -702,7 +705,12 @@ def _zone_vote(r: _Reading) -> None:
         # read in the held-out composites. What it guarded against (a resting
         # hand of the committed sample read as a thumb-up once) the median
         # over the hand's readings (Hand.readings) now answers.
-        if p["thumb_up"] >= VOTE_THUMB_P:
+        # A hand never read again (a frame without the zone pass, an older
+        # store) keeps the old rule: a window on its own kind of pixels sure
+        # that nothing stands there overrules it (the committed sample's seat
+        # 5 at 152.5 s, a seat-crop hand of a frame with no zone pass).
+        unchecked = not v.hand.readings and trusted and good + wrong < WINDOW_DENIES
+        if p["thumb_up"] >= VOTE_THUMB_P and not unchecked:
             conf = max(p["thumb_up"], good + wrong) if window_vote else p["thumb_up"]
             r.add(Observed.FIST_ON_TABLE, conf, "thumb_up")
             return
