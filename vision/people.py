@@ -364,10 +364,11 @@ class PeopleFinder:
         found in at least `FACE_MIN_GROUP` tiles; centre and width from its boxes."""
         h, w = frame.shape[:2]
         boxes: list[tuple[float, float, float, float, int]] = []      # centre x, y, width, score, tile
+        images = [frame] + ([denoised(frame)] if FACE_DENOISED else [])
         size = int(min(w, h) * 0.6)
         while size >= max(FACE_MIN_TILE_PX, FACE_MIN_TILE_SHARE * min(w, h)):
-            for x0, y0, x1, y1 in tiles(w, h, size):
-                crop = np.ascontiguousarray(frame[y0:y1, x0:x1])
+            for (x0, y0, x1, y1), image in ((t, im) for t in tiles(w, h, size) for im in images):
+                crop = np.ascontiguousarray(image[y0:y1, x0:x1])
                 with quiet_native_stderr(self._first):
                     res = self._faces.process(crop)
                 self._first = False
@@ -455,6 +456,14 @@ class PeopleFinder:
             return None
         pts = np.array([[p.x * n - left, p.y * n - top, p.z * n, p.visibility] for p in res.landmarks.landmark])
         return pts
+
+
+FACE_DENOISED = True
+
+
+def denoised(frame: np.ndarray) -> np.ndarray:
+    import cv2
+    return cv2.fastNlMeansDenoisingColored(frame, None, 5, 5, 5, 15)
 
 
 def mp_solutions():
