@@ -363,7 +363,7 @@ class PeopleFinder:
         """Heads from the face detector on tiles of every scale (RGB frame): a face
         found in at least `FACE_MIN_GROUP` tiles; centre and width from its boxes."""
         h, w = frame.shape[:2]
-        boxes: list[tuple[float, float, float, float, int]] = []      # centre x, y, width, score, tile
+        boxes: list[tuple[float, float, float, float, int, int, int]] = []   # centre x, y, width, score, tile size, x, y
         images = [frame] + ([denoised(frame)] if FACE_DENOISED else [])
         size = int(min(w, h) * 0.6)
         while size >= max(FACE_MIN_TILE_PX, FACE_MIN_TILE_SHARE * min(w, h)):
@@ -378,9 +378,9 @@ class PeopleFinder:
                     cx, cy = x0 + (bb.xmin + bb.width / 2) * size, y0 + (bb.ymin + bb.height / 2) * size
                     margin = 0.04 * size
                     if x0 + margin <= cx <= x1 - margin and y0 + margin <= cy <= y1 - margin:
-                        boxes.append((cx, cy, bb.width * size, float(d.score[0]), size))
+                        boxes.append((cx, cy, bb.width * size, float(d.score[0]), size, x0, y0))
             size = int(size / FACE_SCALE_STEP)
-        groups: list[list[tuple[float, float, float, float, int]]] = []
+        groups: list[list[tuple[float, float, float, float, int, int, int]]] = []
         for b in sorted(boxes, key=lambda b: -b[3]):
             for g in groups:
                 if math.dist(g[0][:2], b[:2]) <= FACE_GROUP_RADIUS * min(g[0][2], b[2]):
@@ -390,10 +390,11 @@ class PeopleFinder:
                 groups.append([b])
         out = []
         for g in groups:
-            if len(g) < FACE_MIN_GROUP or np.median([b[2] / b[4] for b in g]) > FACE_MAX_OF_TILE:
+            tiles_hit = len({(b[4], b[5], b[6]) for b in g})
+            if tiles_hit < FACE_MIN_GROUP or np.median([b[2] / b[4] for b in g]) > FACE_MAX_OF_TILE:
                 continue
             x, y, bw = (float(np.median([b[i] for b in g])) for i in range(3))
-            out.append(FoundHead(x, y - FACE_HEAD_RAISE * bw, FACE_HEAD_OF_BOX * bw, len(g),
+            out.append(FoundHead(x, y - FACE_HEAD_RAISE * bw, FACE_HEAD_OF_BOX * bw, tiles_hit,
                                  float(np.mean([b[3] for b in g]))))
         return out
 
