@@ -108,15 +108,16 @@ FACE_MIN_GROUP = 3
 # a face whose boxes are wider than this share of their tiles (median) is dropped.
 # With both rules, 125 true faces against 48 false (were 151 against 178).
 FACE_MAX_OF_TILE = 0.45
-# Faces are looked for on the frame and on a denoised copy (`denoised`): the grain
-# of dim light and strong compression (480p, crf 34) hides small faces from the
-# detector (tuning seed 5305, light 0.56, 854x480: 4 of 10 players' faces per frame
-# on the frame, 7 with the copy's). The copy's detections join the frame's, but a
-# face still needs `FACE_MIN_GROUP` different tiles: a detection in the same tile
-# of both images counts once (counted per detection, a hand or a shirt found in two
-# tiles of both passed and put the fitted table off). Non-local means: strength and
-# colour strength 5, a 5 px patch, a 15 px search window. Costs about 40 % more CPU.
-FACE_DENOISED = True
+# On request (`PeopleFinder.denoise`), faces are looked for on a denoised copy of the
+# frame too (`denoised`): the grain of dim light and strong compression (480p, crf 34)
+# hides small faces from the detector (tuning seed 5305, light 0.56, 854x480: 4 of 10
+# players' faces per frame on the frame, 7 with the copy's). A face still needs
+# `FACE_MIN_GROUP` different tiles: a detection in the same tile of both images counts
+# once (counted per detection, hands and shirts passed and put the fitted table off).
+# Not on every frame: with it, held-out seed 5501 (right without it) and the committed
+# sample lost their tables; `vision.seat_proposal` asks for it only when the plain
+# frames give no confident proposal. Non-local means: strength and colour strength 5,
+# a 5 px patch, a 15 px search window. Costs about 40 % more CPU.
 FACE_DENOISE = (5, 5, 5, 15)
 
 # Pose landmark indices (MediaPipe Pose).
@@ -272,6 +273,7 @@ class PeopleFinder:
         from mediapipe.python.solution_base import SolutionBase
 
         self.min_score = min_score
+        self.denoise = False            # faces also on a denoised copy of each frame (`FACE_DENOISE`)
         self.calls = {"detect": 0, "landmarks": 0, "faces": 0}
         with quiet_native_stderr(True):
             self._detect = SolutionBase(graph_config=text_format.Parse(
@@ -377,7 +379,7 @@ class PeopleFinder:
         centre and width from its boxes."""
         h, w = frame.shape[:2]
         boxes: list[FaceBox] = []
-        images = [frame] + ([denoised(frame)] if FACE_DENOISED else [])
+        images = [frame] + ([denoised(frame)] if self.denoise else [])
         size = int(min(w, h) * 0.6)
         while size >= max(FACE_MIN_TILE_PX, FACE_MIN_TILE_SHARE * min(w, h)):
             for (x0, y0, x1, y1), image in ((t, im) for t in tiles(w, h, size) for im in images):
