@@ -52,6 +52,9 @@ MIN_GAP_OF_SPACING = 1.5       # the judge's gap, in seat spacings
 HEIGHT_RANGE = (0.5, 3.5)      # camera over the table top (m)
 MAX_RIVAL = 0.8                # another numbering's support over the chosen's ...
 RIVAL_COST = 2.0               # ... when its cost is at most this many times the chosen's
+# A proposal the self-check doubts is tried again with faces also looked for on denoised
+# copies of the frames (`vision.people.denoised`); the second replaces it only when confident.
+DENOISED_RETRY = True
 
 @dataclass(frozen=True)
 class FitCheck:
@@ -127,7 +130,7 @@ def propose_seats(frames: Sequence[np.ndarray], finder: PeopleFinder | None = No
     finder = finder or PeopleFinder()
     try:
         proposal = _propose(frames, finder, cam, progress)
-        if proposal.uncertain is not None or proposal.fit is None:
+        if DENOISED_RETRY and (proposal.uncertain is not None or proposal.fit is None):
             # small faces in grain: look again with the denoised copies (`vision.people.denoised`);
             # only a confident proposal replaces the plain one (with the copies on every frame,
             # held-out seed 5501 and the committed sample, confident without them, lost their tables)
