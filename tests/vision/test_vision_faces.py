@@ -49,6 +49,19 @@ def test_judge_names_why_it_cannot_judge():
     assert (sure.state, sure.reason) == ("mask_on", None) and sure.confidence == pytest.approx(0.97)
 
 
+def test_a_colourless_reference_is_skin_only_when_it_is_bleaching_light():
+    # fresh seed 2306: seat 8's grey crown, bowed at night, found as a face with no
+    # skin-coloured pixel at luminance 129-131, read "mask off" at 0.96 (false peeks);
+    # real faces lose their colour only in light that leaves them at 196 or more
+    crown = {**SURE_ON, "mesh_skin_share": 0.0, "mesh_skin_lum": 130.0,
+             "mesh_mask_on": 0.02, "mesh_mask_off": 0.96, "mesh_mask_lifted": 0.02}
+    assert judge(crown).reason == "no_skin"
+    bleached = {**crown, "mesh_skin_lum": 230.0}
+    assert judge(bleached).state == "mask_off"
+    coloured = {**crown, "mesh_skin_share": 0.6}
+    assert judge(coloured).state == "mask_off"
+
+
 def test_the_mesh_reading_comes_before_the_learned_window():
     # the window, on rendered-looking pixels, says "bare"; the mesh is sure of a mask
     got = masks({0.0: {**SURE_ON, **WINDOW_OFF, "head_real": 0.01}})
