@@ -59,7 +59,7 @@ def test_renumbering_an_existing_calibration_keeps_the_old_one_as_a_backup(tmp_p
 
 
 @pytest.mark.slow
-def test_the_proposal_puts_every_seat_of_the_sample_with_its_number(tmp_path, capsys):
+def test_the_proposal_puts_every_seat_of_the_sample_with_its_number(tmp_path, capsys, monkeypatch):
     """Body box IoU >= 0.5 with the rendered truth for all ten seats, each with the right
     number; the JSON is the documented contract; a second run refuses, --force keeps a backup."""
     game = _fresh(tmp_path)
@@ -86,6 +86,9 @@ def test_the_proposal_puts_every_seat_of_the_sample_with_its_number(tmp_path, ca
     assert main(["calibrate", str(game), "--frames", "1"]) == 2
     assert (game / "calibration.json").read_text() == first
     # one frame fixes too little for the self-check: a guess, written only when accepted as one
+    # (without the retry on denoised frames: with it, the sample's one frame gives all 10 seats
+    # right, confident; scripts/eval_calibrate.py --frames 1)
+    monkeypatch.setattr("vision.seat_proposal.DENOISED_RETRY", False)
     assert main(["calibrate", str(game), "--frames", "1", "--force"]) == 2
     assert "no calibration written" in capsys.readouterr().err
     assert (game / "calibration.json").read_text() == first
