@@ -93,15 +93,18 @@ def crossed(frames: Iterable[FrameState], seats: Mapping[int, SeatRegion]) -> di
     frames = list(frames)
     acting = _times(frames, lambda f: f.state in CROSSING_ACTS and f.confidence >= CROSSING_CONF)
     # a neighbour's touch naming the seat: her arm is in the seat's window (the seat is touched)
-    touching = {n: _times(frames, lambda f, n=n: f.state is Observed.TOUCH and f.value == str(n)
-                          and f.confidence >= CROSSING_CONF) for n in seats}
+    touches: dict[tuple[str, int], list[float]] = {}    # (touched seat, toucher) -> times, in one pass
+    for f in frames:
+        if f.state is Observed.TOUCH and f.value is not None and f.confidence >= CROSSING_CONF:
+            touches.setdefault((f.value, f.seat), []).append(f.t)
+    touching = {k: np.array(sorted(ts)) for k, ts in touches.items()}
     reach = crossing_seats(seats)
     out: dict[tuple[int, float], int] = {}
     for f in frames:
         if f.state not in FAKED:
             continue
         for n in reach.get(f.seat, ()):
-            if _at(acting.get(n), f.t) or (f.value != str(n) and _at(touching.get(f.seat, {}).get(n), f.t)):
+            if _at(acting.get(n), f.t) or (f.value != str(n) and _at(touching.get((str(f.seat), n)), f.t)):
                 out[(f.seat, f.t)] = n
                 break
     return out
