@@ -115,7 +115,7 @@ class Schedule:
                 pieces[-1] = ScheduleRange(prev.t0, b, fps, seats, "+".join(labels), models)
             else:
                 pieces.append(piece)
-        return Schedule(tuple(pieces))
+        return Schedule(tuple(_on_grid(p) for p in pieces))
 
     def clipped(self, duration: float) -> "Schedule":
         return Schedule(tuple(ScheduleRange(r.t0, min(r.t1, duration), r.fps, r.seats,
@@ -123,19 +123,38 @@ class Schedule:
                               for r in self.ranges if r.t0 < duration))
 
     def chunks(self, max_seconds: float = 10.0) -> list[ScheduleRange]:
-        """The merged schedule cut into pieces of at most `max_seconds`,
-        aligned to each range's sampling grid."""
+        """The merged schedule cut into pieces of at most `max_seconds`, cut
+        at whole multiples of the piece length counted from the video's
+        start, so two schedules that cover the same seconds at the same rate
+        read them in the same chunks (a chunk's first frame starts the
+        motion gate's and the trackers' history afresh)."""
         out: list[ScheduleRange] = []
         for r in self.merged().ranges:
-            step = max(1, math.floor(max_seconds * r.fps)) / r.fps
-            n = max(1, math.ceil((r.t1 - r.t0) / step - 1e-9))
-            for i in range(n):
-                a = r.t0 + i * step
-                b = min(r.t1, r.t0 + (i + 1) * step)
+            per = max(1, math.floor(max_seconds * r.fps))
+            k = math.floor(r.t0 * r.fps / per + 1e-9)
+            while True:
+                a = max(r.t0, k * per / r.fps)
+                b = min(r.t1, (k + 1) * per / r.fps)
+                if a >= r.t1:
+                    break
                 if b > a:
                     out.append(ScheduleRange(round(a, 6), round(b, 6), r.fps, r.seats,
                                              r.label, r.models))
+                k += 1
         return out
+
+
+def _on_grid(r: ScheduleRange) -> ScheduleRange:
+    """The range starting on the video's own sampling grid (whole multiples
+    of 1/fps from its start), so the frames read do not depend on where the
+    alignment placed a phase's edge: a timed and an untimed protocol that
+    cover the same seconds at the same rate read the same frames, and give
+    the same observations there. A range too short to hold a grid point
+    keeps its start: it is still looked at once."""
+    first = math.ceil(r.t0 * r.fps - 1e-6) / r.fps
+    if first >= r.t1 or abs(first - r.t0) < 1e-9:
+        return r
+    return ScheduleRange(round(first, 6), r.t1, r.fps, r.seats, r.label, r.models)
 
 
 def frames_for(schedule: Schedule, video: VideoInfo | VideoSource | float) -> np.ndarray:

@@ -88,7 +88,9 @@ class TimeRange:
     fps: float
 
     def times(self) -> np.ndarray:
-        n = max(0, math.ceil((self.t1 - self.t0) * self.fps - 1e-6))
+        # edges are stored to the microsecond: a slot within 1/10000 of a
+        # frame of t1 is t1's own, which the next range reads
+        n = max(0, math.ceil((self.t1 - self.t0) * self.fps - 1e-4))
         return self.t0 + np.arange(n) / self.fps
 
 

@@ -47,6 +47,24 @@ def test_frames_for_enumerates_each_sample_once():
     assert sum(len(c.times()) for c in s.clipped(12).chunks(0.5)) == len(expected)
 
 
+def test_phase_edges_do_not_move_the_frames_read():
+    # A timed and an untimed protocol place the same night 0.14 s apart: in
+    # the seconds both cover they must read the same frames in the same
+    # chunks, or the same pixels give two answers (measured: a peek at the
+    # bar on one side only).
+    timed = Schedule.of((173.81, 190.0, 6, None, "night")).chunks()
+    untimed = Schedule.of((167.0, 187.0, 6, None, "night")).chunks()
+    t_times = np.concatenate([c.times() for c in timed])
+    u_times = np.concatenate([c.times() for c in untimed])
+    both = t_times[(t_times > 173.9) & (t_times < 186.9)]
+    np.testing.assert_allclose(both, u_times[(u_times > 173.9) & (u_times < 186.9)])
+    np.testing.assert_allclose(both * 6, np.round(both * 6), atol=1e-6)
+    inside = {c.t0 for c in timed if c.t0 > 174} & {c.t0 for c in untimed}
+    assert inside == {180.0}
+    # a range too short to hold a grid point is still looked at once
+    assert [len(c.times()) for c in Schedule.of((10.05, 10.1, 5)).chunks()] == [1]
+
+
 def test_bad_ranges_are_rejected():
     with pytest.raises(ValueError, match="empty"):
         ScheduleRange(3, 3, 1)
@@ -165,9 +183,9 @@ def small_calibration() -> Calibration:
 
 
 def test_sparse_schedule_seeks_each_sample(media, tmp_path):
-    # One sample every 4 s: each is its own seek (one GOP of 25 frames at
+    # One sample every 5 s: each is its own seek (one GOP of 25 frames at
     # most), not a decode of everything in between.
-    rep = extract(media["h264"], small_calibration(), Schedule.of((0.5, 8, 0.25, (2,))),
+    rep = extract(media["h264"], small_calibration(), Schedule.of((0.0, 8, 0.2, (2,))),
                   store=tmp_path / "o.sqlite", workers=1, models=[Model.HANDS])
     assert rep.errors == [] and rep.frames == 2
     assert rep.decode.processes == 2
