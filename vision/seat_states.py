@@ -120,9 +120,9 @@ MESH_FOUND = MESH_PREFIX + "found"
 MASK_STATE_NAMES = tuple(s.value for s in MASK_STATES)
 HEAD_WINDOW = "app_head_"  # the learned head window's class probabilities among the stored features
 # The mask is read only on heads at least this wide (frame px, the calibrated
-# head). Measured on the TRAINING half of the real faces only (heads drawn
-# 20-36 px wide, the calibration off by up to 15%): true widths 28-31 px
-# read 97.6% mask_on, 96.6% mask_off, 97.0% lifted; 24-27 px 81.5% mask_on.
+# head). Measured on the TRAINING half of the real faces only
+# (scripts/eval_real_pixels.py --small-heads): 28-31 px heads read no worse
+# than the 32-36 px ones, 20-23 px clearly worse (80% mask_on).
 # A rendered venue with 13-26 px heads (tuning seed 4000, 640x480, dim) read
 # masked players as bare in up to a fifth of their night frames: nine peeks
 # that never happened.
