@@ -256,7 +256,8 @@ class _Builder:
                          window_opens_rule=prof.vote_window_opens,
                          window_closes_rule=prof.vote_window_closes,
                          last_candidate=bool(call and call.default_count and call.defaults is not None),
-                         hands_expected=_hands_expected(call))
+                         hands_expected=_hands_expected(call),
+                         voters=None if call is None or call.voters is None else sorted(call.voters))
             elif isinstance(ev, P.RaiseVote):
                 rec = next((x for x in reversed(after.raises) if x.event == i), None)
                 eligible = rec.eligible if rec else before.in_game()

@@ -64,6 +64,7 @@ class Mark:
     source: str          # audio | speech | video | manual
     t_end: float | None = None   # an utterance's end (a vote call's end opens the window)
     n: int | None = None         # fists landing together (a vote call seen)
+    seats: frozenset[int] | None = None  # whose fists they are (a vote call seen)
     fits: frozenset[str] | None = None  # an utterance: the calls it can be (None: any spoken call)
 
 
@@ -74,6 +75,7 @@ class Expected:
     t: float | None      # protocol time, if any
     order: int
     hands: int | None = None  # a vote call: the fists the protocol says were raised
+    voters: frozenset[int] | None = None  # a vote call: whose, where the record names them
 
 
 @dataclass(frozen=True)
@@ -247,11 +249,12 @@ def video_marks(tracks: Iterable[Track], seats: int = 10) -> list[Mark]:
             members = [u for u in onsets if t <= u <= t + 4.0][:n]
             mid = float(np.median(members))
             out.append(Mark(kind, round(mid - MASK_LAG_SECONDS, 3), min(1.0, n / seats), "video"))
-    fists = [tr.t0 for tr in tracks if tr.state is Observed.FIST_ON_TABLE]
-    for t, n in _clusters(fists, 1.2, 1):
+    fists = sorted((tr.t0, tr.seat) for tr in tracks if tr.state is Observed.FIST_ON_TABLE)
+    for t, n in _clusters([f for f, _ in fists], 1.2, 1):
         # fists land after the call ends: the call started about a call's length before
         conf = LONE_FIST_CONFIDENCE if n == 1 else min(1.0, 0.5 + n / 10)
-        out.append(Mark("vote_call", round(t - CALL_SECONDS - 0.3, 3), conf, "video", n=n))
+        seats = frozenset(seat for f, seat in fists if t <= f <= t + 1.2)
+        out.append(Mark("vote_call", round(t - CALL_SECONDS - 0.3, 3), conf, "video", n=n, seats=seats))
     return sorted(out, key=lambda m: m.t)
 
 
@@ -370,7 +373,9 @@ def expected_marks(intervals: Sequence[Interval]) -> list[Expected]:
             if end is not None:
                 out.append(Expected("morning", iv.key, iv.t1, end))
         elif iv.kind in (Kind.VOTE_CALL, Kind.RAISE_VOTE):
-            out.append(Expected("vote_call", iv.key, iv.t0, iv.event or 0, iv.details.get("hands_expected")))
+            voters = iv.details.get("voters")
+            out.append(Expected("vote_call", iv.key, iv.t0, iv.event or 0, iv.details.get("hands_expected"),
+                                None if voters is None else frozenset(voters)))
             out.append(Expected("thanks", iv.key, iv.details.get("window_close"), iv.event or 0))
         elif iv.kind is Kind.SHOOTING_CALL:
             out.append(Expected("shooting_call", iv.key, iv.t0, iv.event or 0))
@@ -417,7 +422,13 @@ def ordered_match(expected: Sequence[Expected], marks: Sequence[Mark],
             e, mk = expected[i - 1], marks[j - 1]
             if _kinds_fit(e, mk) and (earliest is None or mk.t >= earliest(e)):
                 gain = mk.confidence
-                if mk.n is not None and e.hands is not None:
+                if mk.seats is not None and e.voters is not None:
+                    # the fists of the seats the record says voted: likelier this call's.
+                    # Counting alone let the committed sample's first call (five voters,
+                    # one early) give its four fists to the next call of four voters
+                    # (muted, untimed): the seats tell them apart
+                    gain /= 1.0 + len(mk.seats ^ e.voters) / 2.0
+                elif mk.n is not None and e.hands is not None:
                     # as many fists as the protocol has votes: likelier this call's
                     gain /= 1.0 + abs(mk.n - e.hands) / 2.0
                 p = predicted(e) if predicted else None
