@@ -140,13 +140,18 @@ class CellScore:
 def recount_cells(truth: dict, recount_calls) -> CellScore:
     sc = CellScore()
     for tc in truth_cells(truth):
-        rc = min((c for c in recount_calls if c.candidate == tc["candidate"] and c.t_call is not None
-                  and abs(c.t_call - tc["t"]) <= CALL_TOLERANCE), key=lambda c: abs(c.t_call - tc["t"]), default=None)
+        # the same call first (its key): placed elsewhere, its cells are the analysis's
+        # verdict where it judged them (a wrong one), open where it left them open. By
+        # time only where the keys differ: a misplaced call of the same candidate on
+        # another day lies within seconds of it and has other players eligible
+        # (fresh seed 2304 muted: day 2's call took a day-1 cell's place, and the seats
+        # dead by then scored as judged where the analysis had judged nothing)
+        rc = next((c for c in recount_calls if tc["call_key"] is not None and
+                   _call_key(c.round + 1, "vote", c.pass_ - 1, c.candidate) == tc["call_key"]), None)
         if rc is None:
-            # the same call placed elsewhere (its key): its cells are the analysis's verdict
-            # where it judged them (a wrong one), open where it left them open
-            rc = next((c for c in recount_calls if tc["call_key"] is not None and
-                       _call_key(c.round + 1, "vote", c.pass_ - 1, c.candidate) == tc["call_key"]), None)
+            rc = min((c for c in recount_calls if c.candidate == tc["candidate"] and c.t_call is not None
+                      and abs(c.t_call - tc["t"]) <= CALL_TOLERANCE),
+                     key=lambda c: abs(c.t_call - tc["t"]), default=None)
         counted = {v.seat for v in rc.voters if v.counted} if rc else set()
         open_ = rc.unverified_seats if rc else frozenset()
         if rc is None and any(c.candidate == tc["candidate"] and c.t_call is None for c in recount_calls):

@@ -28,3 +28,17 @@ def test_a_call_placed_far_from_the_truth_is_a_verdict_and_a_wrong_one():
              VoteCall(0, 1, 7, 64.0, voters=tuple(voter(s, 64.5) for s in (4, 5, 6, 7)))]
     sc = recount_cells(TRUTH, right)
     assert (sc.verified, sc.agree_verified) == (14, 14)
+
+
+def test_a_call_is_scored_as_itself_before_a_call_of_the_same_candidate_nearby():
+    # day 2's call on candidate 5, placed 1 s from day 1's, judged none of its own
+    # seats; day 1's call, placed 30 s off, left every cell open: nothing is judged
+    truth = {"phases": {"votes": [{"day": 1, "kind": "vote", "calls": [{"call": 60.0, "candidate": 5}],
+                                   "eligible": [1, 2, 3, 4]},
+                                  {"day": 2, "kind": "vote", "calls": [{"call": 150.0, "candidate": 5}],
+                                   "eligible": [1, 3, 4]}]},
+             "votes": []}
+    day1 = VoteCall(0, 1, 5, 90.0, unverified=tuple((s, ("record_does_not_fit",)) for s in (1, 2, 3, 4)))
+    day2 = VoteCall(1, 1, 5, 61.0, unverified=tuple((s, ("record_does_not_fit",)) for s in (1, 3, 4)))
+    sc = recount_cells(truth, [day1, day2])
+    assert (sc.cells, sc.verified) == (7, 0)
