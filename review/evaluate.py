@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -198,11 +199,12 @@ def evaluate(game_dir: str | Path) -> dict:
     per_type: dict[str, TypeScore] = {t: TypeScore() for t in types}
     used: set[str] = set()
     abstained = [Abstention.from_json(a) for a in inc_file.abstentions]
+    cells = truth_cells(truth)
     for v in violations:
         hit = next((i for i in incidents if i.id not in used and _matches(i, v)), None)
         if hit is None:
             per_type[v["type"]].fn += 1
-            per_type[v["type"]].fn_abstained += _abstained(v, abstained, list(rec_file.calls))
+            per_type[v["type"]].fn_abstained += _abstained(v, abstained, list(rec_file.calls), cells)
         else:
             used.add(hit.id)
             per_type[v["type"]].tp += 1
@@ -232,35 +234,40 @@ def evaluate(game_dir: str | Path) -> dict:
             # additive (issue 16): the judged cells, the false incidents, the abstentions
             "recount_verified": round(sc.verified_share, 4), "recount_cells_verified": sc.verified,
             "recount_accuracy_verified": round(sc.accuracy_verified, 4),
-            "miscounts_unverified": miscounts_unverified(mis_truth, incidents, list(rec_file.calls)),
+            "miscounts_unverified": miscounts_unverified(mis_truth, incidents, list(rec_file.calls), cells),
             "false_incidents": sum(s.fp for t, s in per_type.items() if t != "protocol_audit"),
             "video_hours": round(video_s / 3600.0, 4),
             "abstentions": seat_intervals(abstained)}
 
 
-def miscounts_unverified(mis_truth: list[dict], incidents, recount_calls) -> int:
+def miscounts_unverified(mis_truth: list[dict], incidents, recount_calls, cells: Sequence[dict] = ()) -> int:
     """Injected miscounts not found whose missed voter's cell the recount left unverified
     (the judge is told to look there: an honest answer, not a miss)."""
     return sum(not any(i.type.value == "miscount" and _matches(i, v) for i in incidents)
-               and _cell_open(v, recount_calls) for v in mis_truth)
+               and _cell_open(v, recount_calls, cells) for v in mis_truth)
 
 
-def _cell_open(v: dict, recount_calls) -> bool:
-    """Is the cell of the act's voter left unverified in a call near the act?"""
+def _cell_open(v: dict, recount_calls, cells: Sequence[dict] = ()) -> bool:
+    """Is the cell of the act's voter left unverified in a call near the act, or in
+    the act's own call wherever the analysis placed it (`cells`: the truth's calls,
+    which name it by its key)?"""
     seats = set(v.get("seats") or ())
     candidate = v.get("details", {}).get("candidate")
+    keys = {tc["call_key"] for tc in cells if tc["call_key"] is not None and tc["candidate"] == candidate
+            and v["t0"] - CALL_TOLERANCE <= tc["t"] <= v["t1"]}
     return any(c.unverified_seats & seats
-               and (v["t0"] - 2 * CALL_TOLERANCE <= c.t_call <= v["t1"] + CALL_TOLERANCE if c.t_call is not None
-                    else c.candidate == candidate)   # a call the analysis could not place: its cells are open
+               and (_call_key(c.round + 1, "vote", c.pass_ - 1, c.candidate) in keys
+                    or (v["t0"] - 2 * CALL_TOLERANCE <= c.t_call <= v["t1"] + CALL_TOLERANCE if c.t_call is not None
+                        else c.candidate == candidate))   # a call the analysis could not place: its cells are open
                for c in recount_calls)
 
 
-def _abstained(v: dict, abstained: list[Abstention], recount_calls) -> bool:
+def _abstained(v: dict, abstained: list[Abstention], recount_calls, cells: Sequence[dict] = ()) -> bool:
     """Did the analysis say it cannot judge the act's seat there (a missed act that was
     not judgeable by its own account)?"""
     type_ = IncidentType(v["type"])
     if type_ is IncidentType.MISCOUNT or FOUL_OF[type_].from_recount:
-        return _cell_open(v, recount_calls)
+        return _cell_open(v, recount_calls, cells)
     wins = foul_windows(type_)
     return any(a.covers(s, w, v["t0"], v["t1"], TIME_TOLERANCE) for a in abstained for s in v["seats"] for w in wins)
 

@@ -42,3 +42,15 @@ def test_a_call_is_scored_as_itself_before_a_call_of_the_same_candidate_nearby()
     day2 = VoteCall(1, 1, 5, 61.0, unverified=tuple((s, ("record_does_not_fit",)) for s in (1, 3, 4)))
     sc = recount_cells(truth, [day1, day2])
     assert (sc.cells, sc.verified) == (7, 0)
+
+
+def test_a_miscount_in_its_own_call_placed_far_away_is_left_unverified_if_its_cell_is_open():
+    from review.evaluate import miscounts_unverified, truth_cells
+    truth = {"phases": {"votes": [{"day": 2, "kind": "vote", "calls": [{"call": 151.3, "candidate": 4}],
+                                   "eligible": [1, 3, 7]}]}, "votes": []}
+    miscount = {"type": "miscount", "seats": [7], "t0": 151.3, "t1": 153.8, "details": {"candidate": 4}}
+    far_open = VoteCall(1, 1, 4, 73.7, unverified=((7, ("record_does_not_fit",)),))
+    far_judged = VoteCall(1, 1, 4, 73.7)
+    cells = truth_cells(truth)
+    assert miscounts_unverified([miscount], [], [far_open], cells) == 1
+    assert miscounts_unverified([miscount], [], [far_judged], cells) == 0
