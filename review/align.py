@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import Callable, Iterable, Mapping, Sequence
+from typing import Callable, Iterable, Mapping, Sequence, TypeVar
 
 import numpy as np
 
@@ -26,6 +26,8 @@ from engine.timeline import Interval, Kind
 from vision.tracks import Observed, Track
 
 from .vote_runs import RunShape, assign_runs, vote_runs
+
+T = TypeVar("T")
 
 # Keys in Interval.details that hold protocol-clock times.
 TIME_DETAILS = ("window_open", "window_close", "t_call_end", "t_call2", "t_thanks")
@@ -218,16 +220,18 @@ def fuse_marks(marks: Sequence[Mark], window: float = FUSE_SECONDS) -> list[Mark
     return sorted(out, key=lambda m: m.t)
 
 
-def _clusters(times: Sequence[float], span: float, min_count: int) -> list[tuple[float, int]]:
-    """Groups of onsets within `span` seconds: (first onset, size)."""
-    ts = sorted(times)
+def _clusters(items: Iterable[T], span: float, min_count: int,
+              at: Callable[[T], float]) -> list[list[T]]:
+    """Groups of items whose times (`at`) lie within `span` seconds of the
+    group's first, in time order, each of at least `min_count`."""
+    xs = sorted(items, key=at)
     out, i = [], 0
-    while i < len(ts):
+    while i < len(xs):
         j = i
-        while j + 1 < len(ts) and ts[j + 1] - ts[i] <= span:
+        while j + 1 < len(xs) and at(xs[j + 1]) - at(xs[i]) <= span:
             j += 1
         if j - i + 1 >= min_count:
-            out.append((ts[i], j - i + 1))
+            out.append(xs[i:j + 1])
             i = j + 1
         else:
             i += 1
@@ -241,20 +245,20 @@ def video_marks(tracks: Iterable[Track], seats: int = 10) -> list[Mark]:
     need = max(3, seats // 2)
     out = []
     for state, kind in ((Observed.MASK_ON, "nightfall"), (Observed.MASK_OFF, "morning")):
-        onsets = sorted(tr.t0 for tr in tracks if tr.state is state)
-        for t, n in _clusters(onsets, 4.0, need):
+        onsets = [tr.t0 for tr in tracks if tr.state is state]
+        for members in _clusters(onsets, 4.0, need, at=float):
             # the table masks within a second or two of the call: the cluster's median
             # onset, less that lag (its first onset may be one seat's misreading, e.g.
             # an empty seat's, and a call is the table's, not one seat's)
-            members = [u for u in onsets if t <= u <= t + 4.0][:n]
             mid = float(np.median(members))
-            out.append(Mark(kind, round(mid - MASK_LAG_SECONDS, 3), min(1.0, n / seats), "video"))
-    fists = sorted((tr.t0, tr.seat) for tr in tracks if tr.state is Observed.FIST_ON_TABLE)
-    for t, n in _clusters([f for f, _ in fists], 1.2, 1):
+            out.append(Mark(kind, round(mid - MASK_LAG_SECONDS, 3), min(1.0, len(members) / seats), "video"))
+    fists = [tr for tr in tracks if tr.state is Observed.FIST_ON_TABLE]
+    for landed in _clusters(fists, 1.2, 1, at=lambda tr: tr.t0):
         # fists land after the call ends: the call started about a call's length before
+        n = len(landed)
         conf = LONE_FIST_CONFIDENCE if n == 1 else min(1.0, 0.5 + n / 10)
-        seats = frozenset(seat for f, seat in fists if t <= f <= t + 1.2)
-        out.append(Mark("vote_call", round(t - CALL_SECONDS - 0.3, 3), conf, "video", n=n, seats=seats))
+        out.append(Mark("vote_call", round(landed[0].t0 - CALL_SECONDS - 0.3, 3), conf, "video", n=n,
+                        seats=frozenset(tr.seat for tr in landed)))
     return sorted(out, key=lambda m: m.t)
 
 

@@ -147,8 +147,7 @@ def recount_cells(truth: dict, recount_calls) -> CellScore:
         # another day lies within seconds of it and has other players eligible
         # (fresh seed 2304 muted: day 2's call took a day-1 cell's place, and the seats
         # dead by then scored as judged where the analysis had judged nothing)
-        rc = next((c for c in recount_calls if tc["call_key"] is not None and
-                   _call_key(c.round + 1, "vote", c.pass_ - 1, c.candidate) == tc["call_key"]), None)
+        rc = next((c for c in recount_calls if tc["call_key"] is not None and _key_of(c) == tc["call_key"]), None)
         if rc is None:
             rc = min((c for c in recount_calls if c.candidate == tc["candidate"] and c.t_call is not None
                       and abs(c.t_call - tc["t"]) <= CALL_TOLERANCE),
@@ -256,7 +255,7 @@ def _cell_open(v: dict, recount_calls, cells: Sequence[dict] = ()) -> bool:
     keys = {tc["call_key"] for tc in cells if tc["call_key"] is not None and tc["candidate"] == candidate
             and v["t0"] - CALL_TOLERANCE <= tc["t"] <= v["t1"]}
     return any(c.unverified_seats & seats
-               and (_call_key(c.round + 1, "vote", c.pass_ - 1, c.candidate) in keys
+               and (_key_of(c) in keys
                     or (v["t0"] - 2 * CALL_TOLERANCE <= c.t_call <= v["t1"] + CALL_TOLERANCE if c.t_call is not None
                         else c.candidate == candidate))   # a call the analysis could not place: its cells are open
                for c in recount_calls)
@@ -326,6 +325,11 @@ def _call_key(day: int | None, kind: str | None, pass_index: int, candidate: int
     if kind in ("vote", "revote") and candidate is not None:
         return f"r{day - 1}.vote.p{pass_index}.c{candidate}"
     return f"r{day - 1}.raise" if kind == "raise" else None
+
+
+def _key_of(call) -> str | None:
+    """The timeline key of a recount call (review.recount_file.VoteCall)."""
+    return _call_key(call.round + 1, "vote", call.pass_ - 1, call.candidate)
 
 
 def _placed_time(mark: dict, iv: dict) -> float | None:

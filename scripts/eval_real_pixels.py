@@ -125,6 +125,11 @@ def run(augment: int, masks: bool = True, hands: bool = True) -> dict:
     return out
 
 
+def _print_sizes(by_size: dict) -> None:
+    for k, v in by_size.items():
+        print(f"      {k:<24} {v['right']}/{v['cases']}  {v['right'] / max(v['cases'], 1):6.1%}")
+
+
 def _print(r: dict) -> None:
     if "mask" in r:
         h = r["faces_held_out"]
@@ -134,8 +139,7 @@ def _print(r: dict) -> None:
         for c, m in r["mask"]["classes"].items():
             print(f"    {c:<12} {m['right']:>4}/{m['cases']:<4} {m['accuracy']:6.1%}  (target >= {MASK_TARGETS[c]:.0%})"
                   f"   read: {m['read']}")
-        for k, v in r["mask"]["by_size"].items():
-            print(f"      {k:<24} {v['right']}/{v['cases']}")
+        _print_sizes(r["mask"]["by_size"])
         print(f"    real dark sunglasses (no mask), read as: {r['mask']['sunglasses']}")
         print(f"    the learned head window judged its pixels rendered (and would be used where the mesh finds no face) "
               f"on {r['mask']['window_trusted']} of {r['mask']['cases']} real seats")
@@ -160,12 +164,11 @@ def main(argv: list[str] | None = None) -> int:
         r = small_heads(args.augment)
         if args.json:
             print(json.dumps(r, indent=1))
-            return 0
-        print(f"split: {r['faces_split']}")
-        print(f"the mask on the {r['photos']} TRAINING-half photos, heads 20-36 px, read with the floor "
-              f"({r['floor']:.0f} px) lifted; per true head width:")
-        for k, v in r["mask"]["by_size"].items():
-            print(f"      {k:<24} {v['right']}/{v['cases']}  {v['right'] / max(v['cases'], 1):6.1%}")
+        else:
+            print(f"split: {r['faces_split']}")
+            print(f"the mask on the {r['photos']} TRAINING-half photos, heads 20-36 px, read with the floor "
+                  f"({r['floor']:.0f} px) lifted; per true head width:")
+            _print_sizes(r["mask"]["by_size"])
         return 0
     try:
         r = run(args.augment, masks=not args.hands_only, hands=not args.masks_only)

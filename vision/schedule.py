@@ -130,17 +130,12 @@ class Schedule:
         motion gate's and the trackers' history afresh)."""
         out: list[ScheduleRange] = []
         for r in self.merged().ranges:
-            per = max(1, math.floor(max_seconds * r.fps))
-            k = math.floor(r.t0 * r.fps / per + 1e-9)
-            while True:
-                a = max(r.t0, k * per / r.fps)
-                b = min(r.t1, (k + 1) * per / r.fps)
-                if a >= r.t1:
-                    break
+            step = max(1, math.floor(max_seconds * r.fps)) / r.fps
+            for k in range(math.floor(r.t0 / step + 1e-9), math.ceil(r.t1 / step - 1e-9)):
+                a, b = max(r.t0, k * step), min(r.t1, (k + 1) * step)
                 if b > a:
                     out.append(ScheduleRange(round(a, 6), round(b, 6), r.fps, r.seats,
                                              r.label, r.models))
-                k += 1
         return out
 
 
