@@ -121,3 +121,27 @@ def cut_clip(video: str | Path, t0: float, t1: float, cache_dir: Path | None = N
         return encode_clip(video, out, t0, t1)
     except RuntimeError as exc:
         raise FrameError(f"could not cut a clip from {video}: {exc}") from None
+
+
+def draw_head_grid(frame: np.ndarray, heads: Mapping[int, tuple[float, float]], step: int = 50) -> np.ndarray:
+    """The frame with a pixel grid (a line every `step` px, labelled every two) and
+    the heads placed so far, numbered: what a person reads a head's x, y from."""
+    out = frame.copy()
+    h, w = out.shape[:2]
+    scale = max(w / 1280, 0.5)
+    for x in range(0, w, step):
+        strong = x % (2 * step) == 0
+        cv2.line(out, (x, 0), (x, h - 1), (255, 255, 255) if strong else (160, 160, 160), 1)
+        if strong:
+            cv2.putText(out, str(x), (x + 2, int(14 * scale)), cv2.FONT_HERSHEY_SIMPLEX, 0.45 * scale,
+                        (255, 255, 0), 1)
+    for y in range(0, h, step):
+        strong = y % (2 * step) == 0
+        cv2.line(out, (0, y), (w - 1, y), (255, 255, 255) if strong else (160, 160, 160), 1)
+        if strong and y:
+            cv2.putText(out, str(y), (2, y - 3), cv2.FONT_HERSHEY_SIMPLEX, 0.45 * scale, (255, 255, 0), 1)
+    for seat, (hx, hy) in sorted(heads.items()):
+        c = (int(round(hx)), int(round(hy)))
+        cv2.drawMarker(out, c, (255, 60, 60), cv2.MARKER_CROSS, int(18 * scale), 2)
+        cv2.putText(out, str(seat), (c[0] + 6, c[1] - 6), cv2.FONT_HERSHEY_SIMPLEX, 0.7 * scale, (255, 60, 60), 2)
+    return out

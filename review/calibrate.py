@@ -99,9 +99,12 @@ def day_times(ws: GameWorkspace, duration: float, n: int = FRAMES) -> list[float
 
 
 def propose_for_game(game_dir: str | Path, n_frames: int = FRAMES,
-                     progress: Callable[[int, int], None] | None = None) -> GameProposal:
-    """The proposal for GAME_DIR's first recording (nothing is written)."""
-    from vision.seat_proposal import propose_seats
+                     progress: Callable[[int, int], None] | None = None,
+                     heads: dict[int, tuple[float, float]] | None = None) -> GameProposal:
+    """The proposal for GAME_DIR's first recording (nothing is written); with
+    `heads` (seat -> head centre in frame px, placed by a person) the table is
+    fitted to those instead of to the players found (`seats_from_heads`)."""
+    from vision.seat_proposal import propose_seats, seats_from_heads
 
     try:
         ws = GameWorkspace(game_dir)
@@ -121,7 +124,13 @@ def propose_for_game(game_dir: str | Path, n_frames: int = FRAMES,
     if not frames:
         raise CalibrateError(f"{video}: no frame could be read at {', '.join(f'{t:.1f}' for t in times)} s")
     images = [f.image for f in frames]
-    proposal = propose_seats(images, progress=progress)
+    if heads is not None:
+        try:
+            proposal = seats_from_heads(images, heads)
+        except ValueError as exc:
+            raise CalibrateError(f"{video}: {exc}") from None
+    else:
+        proposal = propose_seats(images, progress=progress)
     size = (images[0].shape[1], images[0].shape[0])
     verdict = calibration_verdict(proposal.calibration, (info.width, info.height))
     fit = None
@@ -135,9 +144,34 @@ def propose_for_game(game_dir: str | Path, n_frames: int = FRAMES,
                          "shape": "oval" if table.exponent < 3 else "rectangle",
                          "seat_spacing_m": round(table.spacing, 2), "head_gap_m": round(table.head_gap, 2)},
                "heads_found": len(proposal.heads), "seats_seen": proposal.seats_seen,
+               "heads_from": "placed" if heads is not None else "found",
                "check": None if proposal.check is None else proposal.check.to_json()}
     return GameProposal(ws.root, video, [f.t for f in frames], size, proposal.calibration, dict(proposal.seen),
                         verdict, list(proposal.problems), fit, proposal.uncertain, list(proposal.zones))
+
+
+def parse_heads(text: str) -> dict[int, tuple[float, float]]:
+    """'1=412,300 2=388,260 ...' (or ';'-separated) -> {seat: (x, y)}; a ValueError
+    names the piece that is not a seat number with a head's x,y."""
+    out: dict[int, tuple[float, float]] = {}
+    for piece in text.replace(";", " ").split():
+        seat, sep, xy = piece.partition("=")
+        parts = xy.split(",")
+        try:
+            if not sep or len(parts) != 2:
+                raise ValueError
+            s, x, y = int(seat), float(parts[0]), float(parts[1])
+        except ValueError:
+            raise ValueError(f"'{piece}' is not SEAT=X,Y (a seat number, then its head's centre in "
+                             f"frame pixels)") from None
+        if not 1 <= s <= 10:
+            raise ValueError(f"'{piece}': seat {s} is not a seat number 1..10")
+        if s in out:
+            raise ValueError(f"'{piece}': seat {s} is given twice")
+        out[s] = (x, y)
+    if not out:
+        raise ValueError("no heads given (SEAT=X,Y for each seat placed)")
+    return out
 
 
 def _zone_json(r: SeatRegion) -> dict:
@@ -162,7 +196,7 @@ def zone_note(r: SeatRegion) -> str:
              "drawn by hand" if p is not None and p.zone_from == "hand" else "by the table model alone")
     err = "" if p is None or p.zone_error_px is None else f" (may be off by {p.zone_error_px:.0f} px)"
     if judged["body"]:
-        return f"zone {where}{err}; not judged at all: its player was not found (draw the seat to judge it)"
+        return f"zone {where}{err}; not judged at all: its player was not found (place its head, or draw the seat, to judge it)"
     if judged["zone"]:
         return f"zone {where}{err}; its votes are not judged (draw the zone to judge them)"
     return f"zone {where}{err}"

@@ -26,7 +26,7 @@ import numpy as np
 
 from vision.calibration import Calibration, CameraCalibration, Proposed, SeatRegion
 from vision.people import FoundHead, PeopleFinder
-from vision.table_model import Fit, Head, fit_candidates, predicted_heads, refit, seat_boxes
+from vision.table_model import Fit, Head, fit_candidates, fit_to_heads, predicted_heads, refit, seat_boxes
 from vision.zone_placement import ZonePlacement, place_zones
 
 # Heads in two frames closer than this (head widths) are the same player.
@@ -174,6 +174,59 @@ def _propose(frames: Sequence[np.ndarray], finder: PeopleFinder, cam: str,
                               f"numbers are a guess; check every seat over the frame")
         # accepted as it is, no seat of a guess is judged (an edge "confirming" a zone of a wrong
         # table confirms nothing: tuning seed 5301's zones 100 px off read 1.5 px of spread)
+        for c in proposal.calibration.cameras.values():
+            c.seats = {s: replace(r, proposed=replace(r.proposed, guess=True)) if r.proposed is not None else r
+                       for s, r in c.seats.items()}
+    return proposal
+
+
+# Heads a person places (`seats_from_heads`): fewer than this many leave the table
+# loose (tuning clips 5300, 5306, 5312 and the sample, heads from their rendered
+# calibrations: 7 or 10 named put every body box at IoU >= 0.72 with the truth,
+# 5 named at 0.31-0.54).
+NAMED_SURE = 7
+# A named head further than this (head widths) from where the fitted table puts its
+# seat was placed on the wrong player or the wrong seat number (those clips: at most 0.6).
+NAMED_MAX_OFF = 0.75
+
+
+def seats_from_heads(frames: Sequence[np.ndarray], named: dict[int, tuple[float, float]],
+                     cam: str = "cam1") -> SeatProposal:
+    """Seats from heads a person placed (seat -> head centre, frame px) on one of the
+    frames: the numbers are theirs, the table and camera are fitted to them and every
+    seat's regions follow, the seats nobody placed too. The proposal is a guess,
+    with the reason, when too few heads were placed or one lies off the table the
+    others give."""
+    if not frames:
+        raise ValueError("no frames to place the seats on")
+    h, w = frames[0].shape[:2]
+    bad = [s for s, (x, y) in named.items() if not (0 <= x < w and 0 <= y < h)]
+    if bad:
+        raise ValueError(f"head of seat {bad[0]} at {named[bad[0]]} lies outside the {w}x{h} frame")
+    fit = fit_to_heads(named, (w, h))
+    if fit is None:
+        return SeatProposal(Calibration({cam: CameraCalibration(w, h, {})}), None, [], len(frames),
+                            problems=[f"{len(named)} heads placed: at least 5 are needed to place the table"
+                                      if len(named) < 5 else "no table puts the placed heads round it"])
+    pred, pred_w = predicted_heads(fit.camera, fit.table)
+    heads = [Head(float(named[s][0]), float(named[s][1]), float(pred_w[s - 1])) for s in sorted(named)]
+    proposal = _proposal(fit, heads, (w, h), cam, frames)
+    off = {s: math.dist(named[s], pred[s - 1]) / max(float(pred_w[s - 1]), 1.0) for s in named}
+    reasons = []
+    if len(named) < NAMED_SURE:
+        reasons.append(f"only {len(named)} heads placed (at least {NAMED_SURE} fix the table)")
+    worst = max(off, key=lambda s: off[s])
+    if off[worst] > NAMED_MAX_OFF:
+        reasons.append(f"the head placed for seat {worst} lies {off[worst]:.1f} head widths from where the "
+                       f"other heads put that seat (on another player, or the seat numbers not in order "
+                       f"round the table?)")
+    proposal.check = check_fit(fit, heads, proposal.seen)
+    proposal.check = replace(proposal.check, reasons=tuple(reasons) + tuple(
+        r for r in proposal.check.reasons if "players found" not in r and "larger or smaller" not in r
+        and "head widths from" not in r))
+    if proposal.check.reasons:
+        proposal.uncertain = (f"{'; '.join(proposal.check.reasons)}: the seats are a guess; check every seat "
+                              f"over the frame")
         for c in proposal.calibration.cameras.values():
             c.seats = {s: replace(r, proposed=replace(r.proposed, guess=True)) if r.proposed is not None else r
                        for s, r in c.seats.items()}

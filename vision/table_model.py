@@ -55,7 +55,8 @@ PRIORS = 3                    # residuals after the heads' (spacing, distortion,
 
 @dataclass(frozen=True)
 class Head:
-    """A head found in the frame: centre and width (px), and how much to trust it."""
+    """A head found in the frame: centre and width (px; 0 when unknown: a head a
+    person placed by hand), and how much to trust it."""
     x: float
     y: float
     width: float
@@ -239,8 +240,9 @@ def _residuals(p, size, exponent, heads: list[Head], pairs: list[tuple[int, int]
     for k, j in pairs:
         h = heads[j]
         sw = math.sqrt(h.weight)
-        res += [sw * (h.x - pred[k, 0]) / pw[k], sw * (h.y - pred[k, 1]) / pw[k],
-                sw * SIZE_WEIGHT * math.log(max(h.width, 1.0) / max(pw[k], 1.0))]
+        # a head placed by a person has no width (0): only its place counts
+        size_res = SIZE_WEIGHT * math.log(max(h.width, 1.0) / max(pw[k], 1.0)) if h.width > 0 else 0.0
+        res += [sw * (h.x - pred[k, 0]) / pw[k], sw * (h.y - pred[k, 1]) / pw[k], sw * size_res]
     res.append((p[10] - math.log(SEAT_SPACING_M)) / SPACING_PRIOR_SD)
     res.append(p[7] / 0.1)        # distortion: small unless the heads ask for it
     # the judge's end: a game table leaves room for the judge (rendered tables 0.9-2.6 m);
@@ -404,6 +406,76 @@ def refit(fit: Fit, heads: list[Head], size: tuple[int, int]) -> Fit:
     cam, table = _unpack(p, size, fit.table.exponent)
     matched = {k + 1: j for k, j in pairs}
     return Fit(cam, table, cost, matched, sorted(set(range(len(heads))) - set(matched.values())))
+
+
+# A table from heads whose seats a person named (`fit_to_heads`): starts solved from
+# the named heads (cv2.solvePnP, SQPnP) on a few nominal tables and lenses, each
+# fitted with the pairs fixed. Five heads are the fewest that fix the camera and the
+# table together (11 unknowns, two readings each, and the priors).
+NAMED_MIN = 5
+NAMED_FOVS = (35.0, 50.0, 65.0)
+NAMED_TABLES = ((1.55, 0.9, 2.0), (1.8, 0.8, 5.0), (2.3, 0.75, 5.0))
+
+
+def fit_to_heads(named: dict[int, tuple[float, float]], size: tuple[int, int]) -> Fit | None:
+    """The camera and table that put seat s's head at named[s] (frame px) for every
+    seat named (at least `NAMED_MIN`): the seats are the person's, so nothing is
+    matched, only fitted. None when no table puts them round it."""
+    import cv2
+    from scipy.optimize import least_squares
+
+    seats = sorted(named)
+    if len(seats) < NAMED_MIN or any(not 1 <= s <= 10 for s in seats):
+        return None
+    heads = [Head(float(named[s][0]), float(named[s][1]), 0.0) for s in seats]
+    pairs = [(s - 1, j) for j, s in enumerate(seats)]
+    img = np.array([[hd.x, hd.y] for hd in heads], float)
+    w, h = size
+    lo, hi = _bounds(size)
+    best: tuple[float, np.ndarray, float] | None = None
+    for a, b, exponent in NAMED_TABLES:
+        nominal = Table(a, b, exponent, SEAT_SPACING_M)
+        seat3d = np.array([o + R @ np.array([0.0, -HEAD_BEHIND_EDGE, HEAD_ABOVE_TABLE])
+                           for o, R in nominal.seat_frames()])[[k for k, _ in pairs]]
+        for fov in NAMED_FOVS:
+            f = 0.5 * h / math.tan(math.radians(fov) / 2)
+            k = np.array([[f, 0.0, w / 2], [0.0, f, h / 2], [0.0, 0.0, 1.0]])
+            ok, rvec, tvec = cv2.solvePnP(seat3d, img, k, np.zeros(4), flags=cv2.SOLVEPNP_SQPNP)
+            pose = _camera_params(np.asarray(rvec), np.asarray(tvec), f) if ok else None
+            if pose is None or pose[3] < 0.3:
+                continue
+            p0 = np.clip(np.array([*pose, 0.0, math.log(a), math.log(b), math.log(SEAT_SPACING_M)]),
+                         lo + 1e-9, hi - 1e-9)
+            for shape in TABLE_SHAPES:
+                r = least_squares(_residuals, p0, args=(size, shape, heads, pairs), loss="soft_l1",
+                                  f_scale=0.5, max_nfev=200, x_scale="jac", bounds=(lo, hi))
+                res = _residuals(r.x, size, shape, heads, pairs)[:-PRIORS]
+                cost = float(np.sum(np.minimum(res ** 2, 4.0))) / (2 * len(heads))
+                if best is None or cost < best[0]:
+                    best = (cost, r.x, shape)
+    if best is None:
+        return None
+    cost, p, shape = best
+    cam, table = _unpack(p, size, shape)
+    return Fit(cam, table, cost, {s: j for j, s in enumerate(seats)}, [])
+
+
+def _camera_params(rvec: np.ndarray, tvec: np.ndarray, f: float) -> tuple[float, ...] | None:
+    """(log f, x, y, z, heading, tilt, roll) of an OpenCV pose (world to camera:
+    rows right, down, forward), in `Camera`'s terms."""
+    import cv2
+
+    rot, _ = cv2.Rodrigues(rvec)
+    right, fwd = rot[0], rot[2]
+    pos = -rot.T @ np.ravel(tvec)
+    if not np.all(np.isfinite(pos)):
+        return None
+    heading = math.atan2(fwd[1], fwd[0])
+    tilt = math.asin(float(np.clip(-fwd[2], -1.0, 1.0)))
+    right0 = np.array([math.sin(heading), -math.cos(heading), 0.0])
+    up0 = np.cross(right0, fwd)
+    roll = math.atan2(float(-(right @ up0)), float(right @ right0))
+    return math.log(f), float(pos[0]), float(pos[1]), float(pos[2]), heading, tilt, roll
 
 
 def fit_table(heads: list[Head], size: tuple[int, int]) -> Fit | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app.frames import FrameError, draw_seats, read_frame, video_meta
+from app.frames import FrameError, draw_head_grid, draw_seats, read_frame, video_meta
 from app.seat_regions import (REGION_KINDS, CalibrationError, CameraRegions, regions_of, renumber_file,
                               set_box)
 from app.ui import PAGE_FILES, require_game, require_reviewer
@@ -91,6 +91,65 @@ if game.video is not None and st.button(propose_label, key="cal_propose", type="
         bar.progress(1.0, text="done")
         st.session_state[PROPOSAL_KEY] = {"game": str(game.root), "proposal": proposal}
         held = st.session_state[PROPOSAL_KEY]
+
+
+
+def _known_heads() -> dict[int, tuple[float, float]]:
+    """The heads to start from: the proposal's on screen, else the saved calibration's."""
+    from vision.calibration import load_calibration
+    cal = None
+    if held is not None:
+        cal = held["proposal"].calibration
+    elif path.is_file():
+        try:
+            cal = load_calibration(path)
+        except Exception:      # a broken file is reported below by its verdict
+            cal = None
+    if cal is None or not cal.cameras:
+        return {}
+    seats = next(iter(cal.cameras.values())).seats
+    return {s: (float(r.head[0]), float(r.head[1])) for s, r in seats.items() if r.head is not None}
+
+
+if game.video is not None:
+    with st.expander("Place the table from the players' heads (when the proposal is wrong)",
+                     expanded=held is not None and held["proposal"].uncertain is not None):
+        st.caption("Give the centre of each player's head, in pixels of this frame (read it off the grid), "
+                   "seat 1 being the player on the judge's left and the numbers going clockwise. Seven heads "
+                   "or more fix the table; the seats you leave empty follow from it. Nothing is saved until "
+                   "you accept the seats.")
+        # the proposal's first frame, else the slider's default time (no second slider on the page)
+        grid_t = (held["proposal"].times[0] if held is not None and held["proposal"].times else
+                  min(30.0, max(video_meta(game.video).duration / 4, 0.0)))
+        grid_frame, _ = _frame(grid_t)
+        start = _known_heads()
+        if grid_frame is not None:
+            st.image(draw_head_grid(grid_frame, start), width="stretch",
+                     caption="pixel grid every 50 px; the heads placed now, numbered")
+        with st.form("cal_heads_form"):
+            named = {}
+            for row in (range(1, 6), range(6, 11)):
+                cols = st.columns(10)
+                for i, seat in enumerate(row):
+                    x0, y0 = start.get(seat, (None, None))
+                    x = cols[2 * i].number_input(f"seat {seat} x", value=None if x0 is None else round(x0),
+                                                 min_value=0, step=1, key=f"cal_head_x_{seat}")
+                    y = cols[2 * i + 1].number_input(f"seat {seat} y", value=None if y0 is None else round(y0),
+                                                     min_value=0, step=1, key=f"cal_head_y_{seat}")
+                    if x is not None and y is not None:
+                        named[seat] = (float(x), float(y))
+            place = st.form_submit_button("Fit the table to these heads")
+        if place:
+            from review.calibrate import CalibrateError, propose_for_game
+            try:
+                if len(named) < 5:
+                    raise CalibrateError(f"{len(named)} heads given: at least 5 are needed to place the table")
+                proposal = propose_for_game(game.root, heads=named)
+            except CalibrateError as exc:
+                st.error(f"No proposal: {exc}")
+            else:
+                st.session_state[PROPOSAL_KEY] = {"game": str(game.root), "proposal": proposal}
+                st.rerun()
 
 if held is not None:
     proposal = held["proposal"]

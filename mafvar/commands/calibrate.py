@@ -26,6 +26,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--accept-guess", action="store_true",
                    help="write the proposal even when too few players were found to be sure of the table "
                         "(check it over a frame first: the app's Calibration page)")
+    p.add_argument("--heads", metavar="SEAT=X,Y ...", default=None,
+                   help="fit the table to heads you placed instead of to the players found: each seat's "
+                        "head centre in frame pixels, e.g. \"1=412,300 2=388,260 ...\" (at least 5 seats, "
+                        "7 or more to be sure; the seats not given follow from the table)")
     p.add_argument("--dry-run", action="store_true", help="print the proposal, write nothing")
     p.add_argument("--json", action="store_true", help="print the proposal as JSON (format mafvar-calibrate)")
     p.set_defaults(handler=run_calibrate)
@@ -33,7 +37,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run_calibrate(args) -> int:
     from mafvar.terminal import ProgressLine, library_log
-    from review.calibrate import FRAMES, CalibrateError, propose_for_game, save_proposal, zone_note
+    from review.calibrate import FRAMES, CalibrateError, parse_heads, propose_for_game, save_proposal, zone_note
     from review.calibration_verdict import workspace_verdict
     from review.workspace import GameWorkspace, WorkspaceError, is_game_dir
     from vision.calibration import CalibrationError, renumber, save_calibration
@@ -44,13 +48,20 @@ def run_calibrate(args) -> int:
         raise UserError("--frames must be 1..30")
     if args.seat1 is not None and not 1 <= args.seat1 <= 10:
         raise UserError("--seat1 must be a seat number 1..10")
+    heads = None
+    if args.heads is not None:
+        try:
+            heads = parse_heads(args.heads)
+        except ValueError as exc:
+            raise UserError(f"--heads: {exc}") from None
     try:
         ws = GameWorkspace(args.game_dir)
     except WorkspaceError as exc:
         raise UserError(str(exc)) from None
     if not is_game_dir(ws.root):
         raise UserError(f"{ws.root} is not a game folder: it has no protocol.json")
-    renumber_only = (args.seat1 is not None or args.flip) and ws.calibration_path.is_file() and not args.force
+    renumber_only = ((args.seat1 is not None or args.flip) and ws.calibration_path.is_file() and not args.force
+                     and heads is None)
     if renumber_only:
         checked = workspace_verdict(ws)
         if checked.calibration is None or checked.camera is None:
@@ -80,7 +91,7 @@ def run_calibrate(args) -> int:
             if line is not None:
                 line.show(_Step(done / total, f"frame {done} of {total}"))
         try:
-            proposal = propose_for_game(ws.root, args.frames, progress=frame_done)
+            proposal = propose_for_game(ws.root, args.frames, progress=frame_done, heads=heads)
         except CalibrateError as exc:
             raise UserError(str(exc)) from None
         finally:
@@ -107,7 +118,9 @@ def run_calibrate(args) -> int:
         return 0 if written is not None or args.dry_run else 2
     seats = cal.cameras[cam].seats
     for s, r in sorted(seats.items()):
-        how = "found" if proposal.seen.get(s) else "placed by the table (player not found)"
+        how = (("head placed" if heads is not None and s in heads else "found") if proposal.seen.get(s) else
+               "placed by the table (head not given)" if heads is not None else
+               "placed by the table (player not found)")
         print(f"seat {s:>2}: body {_box(r.body)}  table zone {_box(r.table_zone)}  {how}; {zone_note(r)}")
     for p in proposal.problems:
         print(f"problem: {p}", file=sys.stderr)

@@ -548,3 +548,51 @@ def test_a_manual_anchor_on_the_timeline_moves_the_vote_and_its_incidents(browse
     incidents = json.loads((game / "analysis" / "incidents.json").read_text())["incidents"]
     early = [i for i in incidents if i["type"] == "early_vote" and i["phase"]["key"] == "r1.vote.p0.c10"]
     assert early and all(i["placement"]["anchored_by"] == "manual" for i in early)
+
+
+@pytest.mark.skipif(not (SAMPLE / "video.mp4").is_file(), reason="the committed sample is not built")
+def test_a_judge_places_the_table_from_the_heads_read_off_the_grid(browser, tmp_path):
+    """When the proposal is wrong, the judge types seven players' head centres read off the
+    frame's pixel grid, fits the table to them, sees the seats drawn and accepts them: every
+    seat with its number, the three not typed placed by the table, nothing written before."""
+    from vision.calibration import agreement, load_calibration
+    games = tmp_path / "games"
+    game = games / "g1"
+    game.mkdir(parents=True)
+    shutil.copy2(SAMPLE / "protocol.json", game / "protocol.json")
+    shutil.copy2(SAMPLE / "video.mp4", game / "video.mp4")
+    truth = load_calibration(SAMPLE / "calibration.json").cameras["cam1"].seats
+    server = Server([games], free_port(), tmp_path / "server.log").start()
+    try:
+        page = browser.new_page(viewport={"width": 1400, "height": 1800})
+        page.set_default_timeout(TIMEOUT_MS)
+        page.goto(server.url + "/")
+        name = page.get_by_label("Your name")
+        name.fill("Grid Judge")
+        name.press("Enter")
+        page.wait_for_timeout(500)
+        page.get_by_test_id("stSidebarNav").get_by_text("Calibration", exact=True).click()
+        wait_text(page, "This game has no calibration yet")
+        page.get_by_text("Place the table from the players' heads").first.click()
+        wait_text(page, "pixel grid every 50 px")
+        for s in (1, 2, 4, 5, 7, 9, 10):
+            page.get_by_label(f"seat {s} x").fill(f"{truth[s].head[0]:.0f}")
+            page.get_by_label(f"seat {s} y").fill(f"{truth[s].head[1]:.0f}")
+        assert not (game / "calibration.json").exists()
+        shot(page, "34-heads-grid")
+        click_main(page, "Fit the table to these heads")
+        wait_text(page, "Proposed seats", timeout=300_000)
+        assert_clean(page, "heads placed")
+        wait_text(page, "The proposal: usable")
+        assert not (game / "calibration.json").exists(), "nothing is written before the judge accepts"
+        shot(page, "35-heads-placed")
+        click_main(page, "Accept these seats")
+        wait_text(page, "calibration.json: usable")
+        assert_clean(page, "accepted")
+        page.close()
+    finally:
+        server.stop()
+    saved = load_calibration(game / "calibration.json")
+    assert saved.confirmed_by == "Grid Judge"
+    ag = agreement(load_calibration(SAMPLE / "calibration.json"), saved)
+    assert ag.numbering and ag.right(0.5) == list(range(1, 11)), ag.body

@@ -97,3 +97,44 @@ def test_the_proposal_puts_every_seat_of_the_sample_with_its_number(tmp_path, ca
     # written as a guess, no seat of it is judged until a person draws it (review.view.placement_doubts)
     guessed = load_calibration(game / "calibration.json").cameras["cam1"].seats
     assert all(r.proposed is not None and r.proposed.guess for r in guessed.values())
+
+
+def _heads_arg(seats) -> str:
+    """The sample's own head centres (its rendered calibration), as a judge would read them off the grid."""
+    truth = load_calibration(SAMPLE / "calibration.json").cameras["cam1"].seats
+    return " ".join(f"{s}={truth[s].head[0]:.0f},{truth[s].head[1]:.0f}" for s in seats)
+
+
+def test_heads_that_are_not_seat_equals_x_comma_y_are_named_and_nothing_runs(tmp_path, capsys):
+    game = _fresh(tmp_path)
+    for bad, said in (("1=200", "'1=200' is not SEAT=X,Y"), ("11=5,5", "seat 11 is not a seat number"),
+                      ("1=5,5 1=6,6", "seat 1 is given twice"), ("one=5,5", "'one=5,5' is not SEAT=X,Y")):
+        assert main(["calibrate", str(game), "--heads", bad]) == 2
+        assert said in capsys.readouterr().err
+    assert not (game / "calibration.json").exists()
+
+
+def test_heads_outside_the_frame_are_refused_with_the_seat(tmp_path, capsys):
+    game = _fresh(tmp_path)
+    assert main(["calibrate", str(game), "--heads", _heads_arg(range(1, 7)) + " 7=5000,100"]) == 2
+    assert "head of seat 7 at (5000.0, 100.0) lies outside the 1280x720 frame" in capsys.readouterr().err
+    assert not (game / "calibration.json").exists()
+
+
+@pytest.mark.slow
+def test_seven_heads_placed_by_a_judge_give_every_seat_with_its_number(tmp_path, capsys):
+    """The table fitted to the heads a person placed (no player detection): the three seats not
+    given follow from the table, every body box at IoU >= 0.5 with the rendered truth; a head
+    given for the wrong seat makes the proposal a guess that names that seat, not written."""
+    game = _fresh(tmp_path)
+    assert main(["calibrate", str(game), "--heads", _heads_arg((1, 2, 4, 5, 7, 9, 10)), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["fit"]["heads_from"] == "placed" and doc["uncertain"] is None
+    ag = agreement(load_calibration(SAMPLE / "calibration.json"), load_calibration(game / "calibration.json"))
+    assert ag.numbering and ag.right(0.5) == list(range(1, 11)), ag.body
+    assert [s for s, v in doc["seats"].items() if not v["seen"]] == ["3", "6", "8"]
+
+    swapped = _heads_arg((1, 2, 4, 5, 7, 9)) + " " + _heads_arg((10,)).replace("10=", "8=")
+    assert main(["calibrate", str(game), "--heads", swapped, "--force"]) == 2
+    err = capsys.readouterr().err
+    assert "no calibration written" in err and "the head placed for seat 8 lies" in err, err

@@ -60,3 +60,25 @@ def test_heads_that_no_table_explains_are_a_guess_with_the_reason():
     _, check = _check(heads)
     assert check.reasons, check
     assert any("head widths from their seats" in r or "larger or smaller" in r for r in check.reasons)
+
+
+@pytest.mark.parametrize("cam", [_camera(), _camera(azimuth_deg=120.0, distance=4.5, height=1.6, fov=60.0)])
+def test_heads_a_person_placed_fix_the_table_and_the_seats_not_given(cam):
+    """`fit_to_heads`: the seats are the person's, so a long table seen from its end or a
+    low side camera is fitted from seven heads; the three seats not given land within a
+    third of a head width of where that table puts them."""
+    from vision.table_model import fit_to_heads
+    table = Table(1.8, 0.8, 5.0, 0.6)
+    pred, width = predicted_heads(cam, table)
+    given = (1, 2, 4, 5, 7, 9, 10)
+    fit = fit_to_heads({s: (float(pred[s - 1, 0]), float(pred[s - 1, 1])) for s in given}, SIZE)
+    assert fit is not None and fit.matched == {s: j for j, s in enumerate(given)}
+    got, _ = predicted_heads(fit.camera, fit.table)
+    off = np.linalg.norm(got - pred, axis=1) / width
+    assert off.max() < 0.34, off
+
+
+def test_four_heads_do_not_fix_a_table():
+    from vision.table_model import fit_to_heads
+    pred, _ = predicted_heads(_camera(), Table(1.55, 0.9, 2.0, 0.6))
+    assert fit_to_heads({s: (float(pred[s - 1, 0]), float(pred[s - 1, 1])) for s in (1, 3, 6, 9)}, SIZE) is None
