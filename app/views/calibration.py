@@ -103,7 +103,7 @@ def _known_heads() -> dict[int, tuple[float, float]]:
     elif path.is_file():
         try:
             cal = load_calibration(path)
-        except Exception:      # a broken file is reported below by its verdict
+        except (CalibrationError, OSError, ValueError):      # a broken file: its verdict says so below
             cal = None
     if cal is None or not cal.cameras:
         return {}
@@ -111,9 +111,11 @@ def _known_heads() -> dict[int, tuple[float, float]]:
     return {s: (float(r.head[0]), float(r.head[1])) for s, r in seats.items() if r.head is not None}
 
 
-if game.video is not None:
-    with st.expander("Place the table from the players' heads (when the proposal is wrong)",
-                     expanded=held is not None and held["proposal"].uncertain is not None):
+# a toggle, not an expander: a collapsed expander still decodes and sends its frame on every rerun
+if game.video is not None and st.toggle("Place the table from the players' heads (when the proposal is wrong)",
+                                        key="cal_heads_open",
+                                        value=held is not None and held["proposal"].uncertain is not None):
+    with st.container(border=True):
         st.caption("Give the centre of each player's head, in pixels of this frame (read it off the grid), "
                    "seat 1 being the player on the judge's left and the numbers going clockwise. Seven heads "
                    "or more fix the table; the seats you leave empty follow from it. Nothing is saved until "
