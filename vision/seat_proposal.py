@@ -26,7 +26,7 @@ import numpy as np
 
 from vision.calibration import Calibration, CameraCalibration, Proposed, SeatRegion
 from vision.people import FoundHead, PeopleFinder
-from vision.table_model import Fit, Head, fit_candidates, fit_to_heads, predicted_heads, refit, seat_boxes
+from vision.table_model import NAMED_MIN, Fit, Head, fit_candidates, fit_to_heads, predicted_heads, refit, seat_boxes
 from vision.zone_placement import ZonePlacement, place_zones
 
 # Heads in two frames closer than this (head widths) are the same player.
@@ -204,8 +204,9 @@ def seats_from_heads(frames: Sequence[np.ndarray], named: dict[int, tuple[float,
     fit = fit_to_heads(named, (w, h))
     if fit is None:
         return SeatProposal(Calibration({cam: CameraCalibration(w, h, {})}), None, [], len(frames),
-                            problems=[f"{len(named)} heads placed: at least 5 are needed to place the table"
-                                      if len(named) < 5 else "no table puts the placed heads round it"])
+                            problems=[f"{len(named)} heads placed: at least {NAMED_MIN} are needed to place the "
+                                      f"table" if len(named) < NAMED_MIN else
+                                      "no table puts the placed heads round it"])
     pred, pred_w = predicted_heads(fit.camera, fit.table)
     heads = [Head(float(named[s][0]), float(named[s][1]), float(pred_w[s - 1])) for s in sorted(named)]
     proposal = _proposal(fit, heads, (w, h), cam, frames)

@@ -192,9 +192,13 @@ class Fit:
         return predicted_heads(self.camera, self.table)
 
 
+def seat_head_points(table: Table) -> np.ndarray:
+    """Where seats 1..10's seated heads are (10, 3), metres in the table's frame."""
+    return np.array([o + R @ np.array([0.0, -HEAD_BEHIND_EDGE, HEAD_ABOVE_TABLE]) for o, R in table.seat_frames()])
+
+
 def predicted_heads(cam: Camera, table: Table) -> tuple[np.ndarray, np.ndarray]:
-    pts = np.array([o + R @ np.array([0.0, -HEAD_BEHIND_EDGE, HEAD_ABOVE_TABLE]) for o, R in table.seat_frames()])
-    px, depth = cam.project(pts)
+    px, depth = cam.project(seat_head_points(table))
     return px, cam.f * HEAD_WIDTH_M / np.maximum(depth, 1e-3)
 
 
@@ -434,9 +438,7 @@ def fit_to_heads(named: dict[int, tuple[float, float]], size: tuple[int, int]) -
     lo, hi = _bounds(size)
     best: tuple[float, np.ndarray, float] | None = None
     for a, b, exponent in NAMED_TABLES:
-        nominal = Table(a, b, exponent, SEAT_SPACING_M)
-        seat3d = np.array([o + R @ np.array([0.0, -HEAD_BEHIND_EDGE, HEAD_ABOVE_TABLE])
-                           for o, R in nominal.seat_frames()])[[k for k, _ in pairs]]
+        seat3d = seat_head_points(Table(a, b, exponent, SEAT_SPACING_M))[[k for k, _ in pairs]]
         for fov in NAMED_FOVS:
             f = 0.5 * h / math.tan(math.radians(fov) / 2)
             k = np.array([[f, 0.0, w / 2], [0.0, f, h / 2], [0.0, 0.0, 1.0]])

@@ -17,16 +17,28 @@ game = require_game()
 path = game.ws.calibration_path
 
 
+_decoded: dict[int, object] = {}     # frame index -> RGB frame, this run of the page only
+
+
+def _default_t(meta) -> float:
+    """The slider's first time: inside the first day, away from the deal night."""
+    return min(30.0, max(meta.duration / 4, 0.0))
+
+
 def _frame(t: float | None = None):
-    """A frame of the recording (the first proposal frame, or the slider's time)."""
+    """A frame of the recording (the first proposal frame, or the slider's time);
+    the heads' grid and the proposal show the same frame, decoded once."""
     if game.video is None:
         return None, None
     try:
         meta = video_meta(game.video)
         if t is None:
-            t = st.slider("Frame at (s)", 0.0, max(meta.duration - 1 / meta.fps, 0.0),
-                          min(30.0, max(meta.duration / 4, 0.0)), 0.5, key="cal_t")
-        return read_frame(game.video, meta.index_at(t)), meta
+            t = st.slider("Frame at (s)", 0.0, max(meta.duration - 1 / meta.fps, 0.0), _default_t(meta), 0.5,
+                          key="cal_t")
+        index = meta.index_at(t)
+        if index not in _decoded:
+            _decoded[index] = read_frame(game.video, index)
+        return _decoded[index], meta
     except FrameError as exc:
         st.warning(str(exc))
         return None, None
@@ -122,7 +134,7 @@ if game.video is not None and st.toggle("Place the table from the players' heads
                    "you accept the seats.")
         # the proposal's first frame, else the slider's default time (no second slider on the page)
         grid_t = (held["proposal"].times[0] if held is not None and held["proposal"].times else
-                  min(30.0, max(video_meta(game.video).duration / 4, 0.0)))
+                  _default_t(video_meta(game.video)))
         grid_frame, _ = _frame(grid_t)
         start = _known_heads()
         if grid_frame is not None:
@@ -143,9 +155,11 @@ if game.video is not None and st.toggle("Place the table from the players' heads
             place = st.form_submit_button("Fit the table to these heads")
         if place:
             from review.calibrate import CalibrateError, propose_for_game
+            from vision.table_model import NAMED_MIN
             try:
-                if len(named) < 5:
-                    raise CalibrateError(f"{len(named)} heads given: at least 5 are needed to place the table")
+                if len(named) < NAMED_MIN:     # said before any frame is read
+                    raise CalibrateError(f"{len(named)} heads given: at least {NAMED_MIN} are needed to place "
+                                         f"the table")
                 proposal = propose_for_game(game.root, heads=named)
             except CalibrateError as exc:
                 st.error(f"No proposal: {exc}")

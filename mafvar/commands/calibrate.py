@@ -118,9 +118,10 @@ def run_calibrate(args) -> int:
         return 0 if written is not None or args.dry_run else 2
     seats = cal.cameras[cam].seats
     for s, r in sorted(seats.items()):
-        how = (("head placed" if heads is not None and s in heads else "found") if proposal.seen.get(s) else
-               "placed by the table (head not given)" if heads is not None else
-               "placed by the table (player not found)")
+        if proposal.seen.get(s):
+            how = "head placed" if heads is not None else "found"
+        else:
+            how = f"placed by the table ({'head not given' if heads is not None else 'player not found'})"
         print(f"seat {s:>2}: body {_box(r.body)}  table zone {_box(r.table_zone)}  {how}; {zone_note(r)}")
     for p in proposal.problems:
         print(f"problem: {p}", file=sys.stderr)

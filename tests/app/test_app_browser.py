@@ -150,6 +150,21 @@ def click_main(page, name: str) -> None:
     page.get_by_test_id("stMain").get_by_role("button", name=name, exact=True).first.click()
 
 
+def open_page(browser, url: str, height: int = 1800):
+    """A new browser page at `url`, with the tests' viewport and timeout."""
+    page = browser.new_page(viewport={"width": 1400, "height": height})
+    page.set_default_timeout(TIMEOUT_MS)
+    page.goto(url)
+    return page
+
+
+def sign_in(page, judge: str) -> None:
+    """Type the reviewer's name in the sidebar, as a judge does before deciding."""
+    name = page.get_by_label("Your name")
+    name.fill(judge)
+    name.press("Enter")
+
+
 @pytest.fixture()
 def browser():
     require_browser()
@@ -167,16 +182,12 @@ def test_review_flow_survives_reload_and_restart(browser, tmp_path):
     server = Server([game], free_port(), log).start()
     try:
         assert listening_addresses(server.port) == {"127.0.0.1"}, "must bind to localhost only"
-        page = browser.new_page(viewport={"width": 1400, "height": 1400})
-        page.set_default_timeout(TIMEOUT_MS)
-        page.goto(server.url + "/")
+        page = open_page(browser, server.url + "/", 1400)
         wait_text(page, "Fixture Cup")
         assert_clean(page, "games")
         shot(page, "01-games")
 
-        name = page.get_by_label("Your name")
-        name.fill("Chief Tester")
-        name.press("Enter")
+        sign_in(page, "Chief Tester")
         page.get_by_test_id("stSidebarNav").get_by_text("Incidents", exact=True).click()
         wait_text(page, "6 of 6 incidents")
         assert_clean(page, "queue")
@@ -223,9 +234,7 @@ def test_review_flow_survives_reload_and_restart(browser, tmp_path):
     server = Server([game], free_port(), log).start()
     try:
         base = server.url
-        page = browser.new_page(viewport={"width": 1400, "height": 1400})
-        page.set_default_timeout(TIMEOUT_MS)
-        page.goto(f"{base}/incident?game={quote(str(game))}&incident={inc_id}")
+        page = open_page(browser, f"{base}/incident?game={quote(str(game))}&incident={inc_id}", 1400)
         wait_text(page, "Current decision: rejected by Chief Tester")
         assert_clean(page, "incident after restart")
         shot(page, "05-after-restart")
@@ -288,11 +297,9 @@ def test_sample_game_highest_impact_incident(browser, tmp_path, analysed_sample)
     game = copy_game(analysed_sample, tmp_path, "demo")  # its own review.db
     server = Server([game], free_port(), tmp_path / "server.log").start()
     try:
-        page = browser.new_page(viewport={"width": 1400, "height": 1400})
-        page.set_default_timeout(TIMEOUT_MS)
         # the first page `make demo` shows: the sample's calibration is usable (its small seats
         # a warning saying what they cost), never "refused" beside an analysis (issue 14)
-        page.goto(server.url + "/")
+        page = open_page(browser, server.url + "/", 1400)
         wait_text(page, "Calibration usable")
         first_page = page.get_by_test_id("stMain").inner_text()
         assert "refused" not in first_page.lower(), first_page[:2000]
@@ -307,9 +314,7 @@ def test_sample_game_highest_impact_incident(browser, tmp_path, analysed_sample)
         page.wait_for_function("t => !document.body.innerText.includes(t)", arg=first.split(" of ")[0] + " of")
         assert_clean(page, "sample incident")
         page.get_by_test_id("stMain").get_by_text("Confirm", exact=True).click()
-        name = page.get_by_label("Your name")
-        name.fill("Sample Judge")
-        name.press("Enter")
+        sign_in(page, "Sample Judge")
         page.wait_for_timeout(500)
         click_main(page, "Record decision")
         wait_text(page, "Current decision: confirmed by Sample Judge")
@@ -353,10 +358,8 @@ def test_a_side_judge_rules_only_with_the_chief_judges_passphrase(browser, tmp_p
            "--role", "chief_judge", stdin=f"{organiser}\n")
     server = Server([game], free_port(), tmp_path / "server.log").start()
     try:
-        page = browser.new_page(viewport={"width": 1400, "height": 1600})
-        page.set_default_timeout(TIMEOUT_MS)
-        page.goto(f"{server.url}/appeals?game={quote(str(game))}&reviewer={quote('Sam Side')}"
-                  "&role=side_judge")
+        page = open_page(browser, f"{server.url}/appeals?game={quote(str(game))}&reviewer={quote('Sam Side')}"
+                                  "&role=side_judge", 1600)
         wait_text(page, "File an appeal")
         assert "Open practice mode" not in page.inner_text("body")
         _sign_in(page, "Side judge", side)
@@ -431,13 +434,9 @@ def test_first_run_from_an_upload_to_a_recorded_decision(browser, tmp_path):
     games.mkdir()
     server = Server([games], free_port(), tmp_path / "server.log").start()
     try:
-        page = browser.new_page(viewport={"width": 1400, "height": 1600})
-        page.set_default_timeout(TIMEOUT_MS)
-        page.goto(server.url + "/")
+        page = open_page(browser, server.url + "/", 1600)
         wait_text(page, "New game from a recording and a protocol")
-        name = page.get_by_label("Your name")
-        name.fill("First Judge")
-        name.press("Enter")
+        sign_in(page, "First Judge")
         page.wait_for_timeout(500)
         main_area = page.get_by_test_id("stMain")
         main_area.get_by_label("Game name (a new folder)").fill("table1-game1")
@@ -514,12 +513,8 @@ def test_a_manual_anchor_on_the_timeline_moves_the_vote_and_its_incidents(browse
     call = next(iv for iv in placed["intervals"] if iv["key"] == "r1.vote.p0.c10")
     server = Server([game], free_port(), tmp_path / "server.log").start()
     try:
-        page = browser.new_page(viewport={"width": 1400, "height": 1800})
-        page.set_default_timeout(TIMEOUT_MS)
-        page.goto(server.url + "/timeline")
-        name = page.get_by_label("Your name")
-        name.fill("Anchor Judge")
-        name.press("Enter")
+        page = open_page(browser, server.url + "/timeline")
+        sign_in(page, "Anchor Judge")
         wait_text(page, "Phase")
         main_area = page.get_by_test_id("stMain")
         main_area.get_by_test_id("stSelectbox").filter(has_text="Phase").click()
@@ -564,12 +559,8 @@ def test_a_judge_places_the_table_from_the_heads_read_off_the_grid(browser, tmp_
     truth = load_calibration(SAMPLE / "calibration.json").cameras["cam1"].seats
     server = Server([games], free_port(), tmp_path / "server.log").start()
     try:
-        page = browser.new_page(viewport={"width": 1400, "height": 1800})
-        page.set_default_timeout(TIMEOUT_MS)
-        page.goto(server.url + "/")
-        name = page.get_by_label("Your name")
-        name.fill("Grid Judge")
-        name.press("Enter")
+        page = open_page(browser, server.url + "/")
+        sign_in(page, "Grid Judge")
         page.wait_for_timeout(500)
         page.get_by_test_id("stSidebarNav").get_by_text("Calibration", exact=True).click()
         wait_text(page, "This game has no calibration yet")
