@@ -2,6 +2,7 @@
 
     .venv/bin/python scripts/train_appearance.py [--seeds 101-112] [--step 0.7]
         [--workers 2] [--data /tmp/appearance.npz] [--out vision/models/appearance.json]
+        [--rare-frames 6] [--fine-tune]
 
 Renders frames of synth games made from the given seeds (never seed 7, the
 committed sample, which stays the held-out test), with varied cameras and
@@ -17,6 +18,10 @@ Frames within 0.3 s of a truth boundary are skipped (the actor is between
 poses). Prints accuracy per window on held-out seeds (the last quarter of
 the seeds), then trains on all seeds and writes the models. The rendered
 descriptors are cached in --data, so re-training is seconds.
+
+--fine-tune trains the model at --out further on the random-world seeds
+given (4000-4099, rendered under --conditions random), the other seeds
+kept in the mix as its own world (docs/vision.md "The random world").
 """
 from __future__ import annotations
 
@@ -156,9 +161,11 @@ def _params_at(segs: list[dict], t: float) -> dict:
     return {}
 
 
-def _times(truth: dict, step: float, rng: np.random.Generator, focus: bool = False) -> list[float]:
-    """A regular pass plus extra frames inside the rare states; for a focus
-    game only the injected acts (and the vote frames of the wrong form)."""
+def _times(truth: dict, step: float, rng: np.random.Generator, focus: bool = False,
+           rare: int = 6) -> list[float]:
+    """A regular pass plus `rare` extra frames inside each rare state (half as
+    many in a vote, at least one); for a focus game only the injected acts
+    (and the vote frames of the wrong form)."""
     if focus:
         ts = []
         for s in truth["seat_states"]:
@@ -173,12 +180,12 @@ def _times(truth: dict, step: float, rng: np.random.Generator, focus: bool = Fal
     for s in truth["seat_states"]:
         if s["state"] in ("mask_lifted", "vote_fist", "hand_raised", "standing", "show_fingers", "shot",
                           "touch_neighbour", "hand_to_mask"):
-            ts.extend(rng.uniform(s["t0"], s["t1"], 6 if s["state"] != "vote_fist" else 3))
+            ts.extend(rng.uniform(s["t0"], s["t1"], rare if s["state"] != "vote_fist" else max(1, rare // 2)))
     return sorted(round(float(t), 3) for t in ts)
 
 
-def _render_game(args: tuple[int, float]) -> dict:
-    seed, step = args
+def _render_game(args: tuple[int, float, int]) -> dict:
+    seed, step, rare = args
     import cv2
     from sample_videos.director.script import build_scripts
     from sample_videos.render.renderer import render_frame
@@ -198,7 +205,7 @@ def _render_game(args: tuple[int, float]) -> dict:
     rng = np.random.default_rng(seed)
     out = {k: [] for k in WINDOWS}
     labels = {k: [] for k in WINDOWS}
-    for t in _times(truth, step, rng, focus=_focus(seed)):
+    for t in _times(truth, step, rng, focus=_focus(seed), rare=rare):
         frame = render_frame(scene, scripts, t)
         ok, buf = cv2.imencode(".jpg", frame[..., ::-1], [cv2.IMWRITE_JPEG_QUALITY, _jpeg_quality(opts, rng)])
         frame = np.ascontiguousarray(cv2.imdecode(buf, cv2.IMREAD_COLOR)[..., ::-1])
@@ -222,7 +229,7 @@ def _render_game(args: tuple[int, float]) -> dict:
             "y": {k: np.array(v) for k, v in labels.items()}}
 
 
-def render_data(seeds: list[int], step: float, workers: int, path: Path) -> dict:
+def render_data(seeds: list[int], step: float, workers: int, path: Path, rare: int = 6) -> dict:
     import multiprocessing as mp
     have: dict = {}
     if path.exists():
@@ -232,8 +239,8 @@ def render_data(seeds: list[int], step: float, workers: int, path: Path) -> dict
     started = time.perf_counter()
     if todo:
         pool = mp.get_context("spawn").Pool(workers) if workers > 1 and len(todo) > 1 else None
-        it = pool.imap_unordered(_render_game, [(s, step) for s in todo]) if pool else \
-            map(_render_game, [(s, step) for s in todo])
+        it = pool.imap_unordered(_render_game, [(s, step, rare) for s in todo]) if pool else \
+            map(_render_game, [(s, step, rare) for s in todo])
         for res in it:
             have[res["seed"]] = res
             np.savez(path, games=np.array(have, dtype=object))
@@ -277,13 +284,18 @@ def main(argv=None) -> int:
                     help="write a compact class-stratified sample of the rendered descriptors to PATH "
                          "(what `mafvar learn` keeps in the mix: vision/models/appearance_replay.npz) "
                          "and stop without training")
+    ap.add_argument("--rare-frames", type=int, default=6,
+                    help="extra frames rendered inside each rare state of a whole game (half as many in a vote)")
+    ap.add_argument("--fine-tune", action="store_true",
+                    help="start from the model at --out: the random-world seeds (4000-4099) are the new data, "
+                         "the other seeds its own training world, kept in the mix (docs/vision.md)")
     ap.add_argument("--per-class", type=int, default=150,
                     help="with --replay-sample: at most this many descriptors per window and class")
     args = ap.parse_args(argv)
     seeds = _seeds(args.seeds)
     focus = _seeds(args.focus_seeds) if args.focus_seeds else []
     if args.replay_sample is not None:
-        data = render_data(seeds + focus, args.step, args.workers, args.data)
+        data = render_data(seeds + focus, args.step, args.workers, args.data, args.rare_frames)
         from vision.replay import write_replay_sample
         counts = write_replay_sample(args.replay_sample, [data[s] for s in seeds + focus],
                                      args.per_class, {"seeds": seeds, "focus_seeds": focus, "step": args.step})
@@ -292,7 +304,9 @@ def main(argv=None) -> int:
     kinds = [k for k in args.windows.split(",") if k]
     if set(kinds) - set(WINDOWS):
         raise SystemExit(f"--windows: one of {WINDOWS}")
-    data = render_data(seeds + focus, args.step, args.workers, args.data)
+    data = render_data(seeds + focus, args.step, args.workers, args.data, args.rare_frames)
+    if args.fine_tune:
+        return fine_tune_on_world(args, kinds, seeds, focus, data)
     games = [data[s] for s in seeds]
     held = max(1, len(games) // 4)
     # the last fifth of the focus games is held out too: the whole games hold
@@ -341,6 +355,66 @@ def main(argv=None) -> int:
                          "hidden": args.hidden, "epochs": args.epochs}
     save_models({k: models[k] for k in WINDOWS if k in models}, args.out,
                 {"trained_on": trained, "held_out": report})
+    print(f"wrote {args.out}")
+    return 0
+
+
+def _fine_tune(base, replay: list[dict], new: list[dict], kind: str):
+    """The committed window trained further on the new games, its own world
+    (`replay`) in the mix at equal weight and every weight anchored to it
+    (vision.training.venue_fit, what `mafvar learn` does for one venue)."""
+    from vision.training.venue_fit import Examples, fine_tune
+    xr, yr = _stack(replay, kind)
+    xn, yn = _stack(new, kind)
+    known = {c: i for i, c in enumerate(base.classes)}
+    keep = np.array([c in known for c in yn.tolist()], bool)
+    ex = Examples(xn[keep], np.array([known[c] for c in yn[keep].tolist()], int), np.zeros(int(keep.sum()), bool),
+                  np.ones(int(keep.sum()), np.float32))
+    return fine_tune(base, xr, yr, ex, epochs=FINE_EPOCHS, lr=5e-4, anchor=1e-3, venue_share=0.5)
+
+
+# Passes over the new data when fine-tuning (held-out random worlds: more
+# passes stopped gaining after about this many; the default world stays read
+# as before)
+FINE_EPOCHS = 15
+
+
+def fine_tune_on_world(args, kinds: list[str], seeds: list[int], focus: list[int], data: dict) -> int:
+    """--fine-tune: the model at --out trained further on the random-world
+    games. Held out first: the last quarter of the random-world whole games
+    and the last fifth of its focus games, scored with the replaced model
+    beside; then the written model is tuned on every game given."""
+    from vision.appearance import load_models
+    if not args.out.exists():
+        raise SystemExit(f"--fine-tune: {args.out} not found (the model to start from)")
+    new_whole = [s for s in seeds if _world(s)]
+    new_focus = [s for s in focus if _world(s)]
+    if not new_whole:
+        raise SystemExit(f"--fine-tune: no random-world seed ({WORLD_FROM}-{WORLD_TO}) in --seeds")
+    own = [data[s] for s in seeds + focus if not _world(s)]
+    held = [s for s in new_whole[-max(1, len(new_whole) // 4):]] + new_focus[len(new_focus) - len(new_focus) // 5:]
+    train = [s for s in new_whole + new_focus if s not in held]
+    print(f"random-world seeds tuned on: {train}\nheld out: {held}\n"
+          f"the model's own world kept in the mix: {[s for s in seeds + focus if not _world(s)]}")
+    old = json.loads(args.out.read_text())
+    before = load_models(args.out)
+    models = dict(before)
+    report = dict(old.get("held_out", {}))
+    trained = dict(old.get("trained_on", {}))
+    for kind in kinds:
+        m = _fine_tune(before[kind], own, [data[s] for s in train], kind)
+        test = [data[s] for s in held]
+        r, b = _score(m, test, kind), _score(before[kind], test, kind)
+        print(f"{kind}: held-out random worlds {r['held_out_accuracy']:.4f} on {r['held_out_samples']} "
+              f"(replaced model {b['held_out_accuracy']:.4f})\n    recall {r['recall']}\n"
+              f"    replaced model's recall {b['recall']}")
+        report[kind] = {**r, "held_out_seeds": held, "replaced_model": {"random_worlds": b},
+                        "before_fine_tune": old.get("held_out", {}).get(kind)}
+        models[kind] = _fine_tune(before[kind], own, [data[s] for s in new_whole + new_focus], kind)
+        trained[kind] = {"fine_tuned_from": old.get("trained_on", {}).get(kind), "seeds": seeds,
+                         "focus_seeds": focus, "step": args.step, "rare_frames": args.rare_frames,
+                         "epochs": FINE_EPOCHS}
+    save_models({k: models[k] for k in WINDOWS if k in models}, args.out, {"trained_on": trained, "held_out": report})
     print(f"wrote {args.out}")
     return 0
 

@@ -1,0 +1,102 @@
+"""scripts/train_appearance.py --fine-tune: the committed windows trained further
+on random-world games, their own world kept in the mix (small synthetic
+descriptors; the rendering is not exercised here)."""
+from __future__ import annotations
+
+import importlib.util
+import json
+from argparse import Namespace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vision.appearance import WINDOWS, load_models, save_models
+from vision.training.window_fit import fit
+
+SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "train_appearance.py"
+CLASSES = {"head": ("mask_lifted", "mask_off", "mask_on"), "zone": ("none", "vote", "wrong"),
+           "body": ("night", "raised", "rest")}
+
+
+@pytest.fixture(scope="module")
+def ta():
+    spec = importlib.util.spec_from_file_location("train_appearance_under_test", SCRIPT)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _game(seed: int, shift: float, n: int = 400) -> dict:
+    """Descriptors whose class is told by the first three features, the whole
+    world moved by `shift` (a venue look the default world never had)."""
+    rng = np.random.default_rng(seed)
+    x, y = {}, {}
+    for kind, classes in CLASSES.items():
+        lab = rng.integers(0, 3, n)
+        feats = rng.normal(0, 0.3, (n, 6)).astype(np.float32)
+        feats[np.arange(n), lab] += 2.0
+        feats[:, 3:] += shift
+        x[kind] = feats
+        y[kind] = np.array([classes[i] for i in lab])
+    return {"seed": seed, "x": x, "y": y}
+
+
+def _committed(path: Path, own: list[dict]) -> None:
+    models = {}
+    for kind in WINDOWS:
+        xs = np.concatenate([g["x"][kind] for g in own])
+        ys = np.concatenate([g["y"][kind] for g in own])
+        models[kind] = fit(xs, ys, CLASSES[kind], hidden=8, epochs=5)
+    save_models(models, path, {"trained_on": {k: {"seeds": [101]} for k in WINDOWS}, "held_out": {}})
+
+
+def _args(out: Path) -> Namespace:
+    return Namespace(out=out, step=2.5, rare_frames=2)
+
+
+def test_fine_tune_learns_the_new_world_and_keeps_the_old(ta, tmp_path, monkeypatch):
+    monkeypatch.setattr(ta, "FINE_EPOCHS", 80)
+    out = tmp_path / "appearance.json"
+    own = [_game(101, 0.0), _game(102, 0.0)]
+    _committed(out, own)
+    world = {s: _game(s, 3.0) for s in range(4010, 4018)}
+    data = {101: own[0], 102: own[1], **world}
+    before = load_models(out)
+    test = world[4017]
+    acc = lambda m, g, k: float((np.array(m.classes)[m.proba(g["x"][k]).argmax(1)] == g["y"][k]).mean())
+    assert ta.fine_tune_on_world(_args(out), ["head", "zone"], [101, 102, *world], [], data) == 0
+    after = load_models(out)
+    doc = json.loads(out.read_text())
+    for kind in ("head", "zone"):
+        assert after[kind].classes == before[kind].classes
+        assert acc(after[kind], test, kind) > acc(before[kind], test, kind) + 0.2
+        assert acc(after[kind], own[0], kind) >= acc(before[kind], own[0], kind) - 0.05
+        rec = doc["trained_on"][kind]
+        assert rec["fine_tuned_from"] == {"seeds": [101]} and rec["rare_frames"] == 2
+        # the last quarter of the random-world games was held out of the reported model
+        assert doc["held_out"][kind]["held_out_seeds"] == [4016, 4017]
+        assert "random_worlds" in doc["held_out"][kind]["replaced_model"]
+    # a window not named stays the committed one, weight for weight
+    assert np.array_equal(after["body"].w1, before["body"].w1)
+
+
+def test_fine_tune_needs_a_random_world_and_a_model(ta, tmp_path):
+    out = tmp_path / "appearance.json"
+    own = [_game(101, 0.0)]
+    with pytest.raises(SystemExit, match="not found"):
+        ta.fine_tune_on_world(_args(out), ["head"], [101], [], {101: own[0]})
+    _committed(out, own)
+    with pytest.raises(SystemExit, match="no random-world seed"):
+        ta.fine_tune_on_world(_args(out), ["head"], [101], [], {101: own[0]})
+
+
+def test_rare_frames_sets_the_extra_frames(ta):
+    truth = {"duration": 100.0, "seat_states": [
+        {"seat": 1, "layer": "body", "state": "hand_raised", "t0": 10.0, "t1": 12.0},
+        {"seat": 2, "layer": "body", "state": "vote_fist", "t0": 20.0, "t1": 21.0},
+        {"seat": 3, "layer": "body", "state": "rest", "t0": 0.0, "t1": 100.0}]}
+    for rare, extra in ((6, 6 + 3), (2, 2 + 1), (1, 1 + 1)):
+        ts = ta._times(truth, 10.0, np.random.default_rng(0), rare=rare)
+        regular = ta._times({"duration": 100.0, "seat_states": []}, 10.0, np.random.default_rng(0), rare=rare)
+        assert len(ts) - len(regular) == extra
