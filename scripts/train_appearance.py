@@ -289,6 +289,9 @@ def main(argv=None) -> int:
     ap.add_argument("--fine-tune", action="store_true",
                     help="start from the model at --out: the random-world seeds (4000-4099) are the new data, "
                          "the other seeds its own training world, kept in the mix (docs/vision.md)")
+    ap.add_argument("--world-classes", default="",
+                    help="with --fine-tune: learn only these classes from the random worlds (comma-separated; "
+                         "the others stay as the model's own world taught them)")
     ap.add_argument("--per-class", type=int, default=150,
                     help="with --replay-sample: at most this many descriptors per window and class")
     args = ap.parse_args(argv)
@@ -359,7 +362,7 @@ def main(argv=None) -> int:
     return 0
 
 
-def _fine_tune(base, replay: list[dict], new: list[dict], kind: str):
+def _fine_tune(base, replay: list[dict], new: list[dict], kind: str, only: frozenset[str] = frozenset()):
     """The committed window trained further on the new games, its own world
     (`replay`) in the mix at equal weight and every weight anchored to it
     (vision.training.venue_fit, what `mafvar learn` does for one venue)."""
@@ -367,7 +370,7 @@ def _fine_tune(base, replay: list[dict], new: list[dict], kind: str):
     xr, yr = _stack(replay, kind)
     xn, yn = _stack(new, kind)
     known = {c: i for i, c in enumerate(base.classes)}
-    keep = np.array([c in known for c in yn.tolist()], bool)
+    keep = np.array([c in known and (not only or c in only) for c in yn.tolist()], bool)
     ex = Examples(xn[keep], np.array([known[c] for c in yn[keep].tolist()], int), np.zeros(int(keep.sum()), bool),
                   np.ones(int(keep.sum()), np.float32))
     return fine_tune(base, xr, yr, ex, epochs=FINE_EPOCHS, lr=5e-4, anchor=1e-3, venue_share=0.5)
@@ -387,6 +390,7 @@ def fine_tune_on_world(args, kinds: list[str], seeds: list[int], focus: list[int
     from vision.appearance import load_models
     if not args.out.exists():
         raise SystemExit(f"--fine-tune: {args.out} not found (the model to start from)")
+    only = frozenset(c for c in getattr(args, "world_classes", "").split(",") if c)
     new_whole = [s for s in seeds if _world(s)]
     new_focus = [s for s in focus if _world(s)]
     if not new_whole:
@@ -402,7 +406,7 @@ def fine_tune_on_world(args, kinds: list[str], seeds: list[int], focus: list[int
     report = dict(old.get("held_out", {}))
     trained = dict(old.get("trained_on", {}))
     for kind in kinds:
-        m = _fine_tune(before[kind], own, [data[s] for s in train], kind)
+        m = _fine_tune(before[kind], own, [data[s] for s in train], kind, only)
         test = [data[s] for s in held]
         r, b = _score(m, test, kind), _score(before[kind], test, kind)
         print(f"{kind}: held-out random worlds {r['held_out_accuracy']:.4f} on {r['held_out_samples']} "
@@ -410,9 +414,10 @@ def fine_tune_on_world(args, kinds: list[str], seeds: list[int], focus: list[int
               f"    replaced model's recall {b['recall']}")
         report[kind] = {**r, "held_out_seeds": held, "replaced_model": {"random_worlds": b},
                         "before_fine_tune": old.get("held_out", {}).get(kind)}
-        models[kind] = _fine_tune(before[kind], own, [data[s] for s in new_whole + new_focus], kind)
+        models[kind] = _fine_tune(before[kind], own, [data[s] for s in new_whole + new_focus], kind, only)
         trained[kind] = {"fine_tuned_from": old.get("trained_on", {}).get(kind), "seeds": seeds,
                          "focus_seeds": focus, "step": args.step, "rare_frames": args.rare_frames,
+                         "world_classes": sorted(only) or "all",
                          "epochs": FINE_EPOCHS}
     save_models({k: models[k] for k in WINDOWS if k in models}, args.out, {"trained_on": trained, "held_out": report})
     print(f"wrote {args.out}")

@@ -51,8 +51,8 @@ def _committed(path: Path, own: list[dict]) -> None:
     save_models(models, path, {"trained_on": {k: {"seeds": [101]} for k in WINDOWS}, "held_out": {}})
 
 
-def _args(out: Path) -> Namespace:
-    return Namespace(out=out, step=2.5, rare_frames=2)
+def _args(out: Path, world_classes: str = "") -> Namespace:
+    return Namespace(out=out, step=2.5, rare_frames=2, world_classes=world_classes)
 
 
 def test_fine_tune_learns_the_new_world_and_keeps_the_old(ta, tmp_path, monkeypatch):
@@ -100,3 +100,25 @@ def test_rare_frames_sets_the_extra_frames(ta):
         ts = ta._times(truth, 10.0, np.random.default_rng(0), rare=rare)
         regular = ta._times({"duration": 100.0, "seat_states": []}, 10.0, np.random.default_rng(0), rare=rare)
         assert len(ts) - len(regular) == extra
+
+
+def test_world_classes_limit_what_the_random_worlds_teach(ta, tmp_path, monkeypatch):
+    monkeypatch.setattr(ta, "FINE_EPOCHS", 80)
+    own = [_game(101, 0.0), _game(102, 0.0)]
+    world = {s: _game(s, 3.0) for s in range(4010, 4018)}
+    data = {101: own[0], 102: own[1], **world}
+    test = world[4017]
+    lifted = test["y"]["head"] == "mask_lifted"
+    read = {}
+    for only in ("", "mask_on,mask_off"):
+        out = tmp_path / f"appearance{len(only)}.json"
+        _committed(out, own)
+        ta.fine_tune_on_world(_args(out, only), ["head"], [101, 102, *world], [], data)
+        m = load_models(out)["head"]
+        pred = np.array(m.classes)[m.proba(test["x"]["head"]).argmax(1)]
+        read[only] = (float((pred[lifted] == "mask_lifted").mean()), float((pred[~lifted] == test["y"]["head"][~lifted]).mean()))
+        assert json.loads(out.read_text())["trained_on"]["head"]["world_classes"] == (
+            sorted(only.split(",")) if only else "all")
+    # the lifted masks of the random world were not taught when left out; the other two were
+    assert read["mask_on,mask_off"][0] < read[""][0] - 0.2
+    assert read["mask_on,mask_off"][1] > 0.8
