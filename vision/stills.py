@@ -29,6 +29,7 @@ from vision.hands.classify import HandState
 from vision.hands.detector import HandDetector
 from vision.hands.report import HandReport, read_hands
 from vision.landmarks import Model, SeatLandmarker
+from vision.native_quiet import quiet_native_stderr
 from vision.schedule import seat_landmarks
 from vision.seat_states import VOTE_THUMB_P, classify_frame
 from vision.tracks import MASK_STATES, Observed
@@ -96,11 +97,20 @@ class StillRead:
 class StillReader:
     """The models `read_still` needs, loaded once for many photos."""
 
-    def __init__(self) -> None:
+    def __init__(self, quiet: bool = True) -> None:
         self._faces: list[Any] | None = None
         self._pose: Any = None
-        self.seat = SeatLandmarker(tracking=False, models=(Model.MESH,))
-        self.hands = HandDetector(tracking=False)
+        # MediaPipe's graphs print their TensorFlow Lite and absl start-up lines on
+        # fd 2 when made and first run: every graph is made and run once here, on
+        # a blank image, with fd 2 silenced, so none reaches the person's terminal
+        with quiet_native_stderr(quiet):
+            self.seat = SeatLandmarker(tracking=False, models=(Model.MESH,))
+            self.hands = HandDetector(tracking=False, quiet=quiet)
+            blank = np.full((96, 96, 3), 128, np.uint8)
+            self.faces(blank)
+            self.pose_box(blank)
+            read_mask(self.seat, blank, seat_of_face((32.0, 32.0, 64.0, 64.0), (96, 96)))
+            read_hands(self.hands, blank)
 
     def faces(self, image: np.ndarray) -> list[tuple[Box, float]]:
         """Face boxes (image px) and scores, from both detection ranges, merged."""

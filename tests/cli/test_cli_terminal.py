@@ -44,3 +44,20 @@ def test_analyze_prints_no_third_party_log_line(tmp_path):
     # and the person sees the run's own words: its progress and its result
     assert "analysing" in proc.stderr and "%" in proc.stderr
     assert f"results in {game}/analysis/" in proc.stdout
+
+
+@pytest.mark.slow
+def test_stills_prints_no_third_party_log_line():
+    from vision.hands.real_zone import hagrid_dir
+    like = sorted((hagrid_dir() / "like").glob("*.jpg"))[:2] if (hagrid_dir() / "like").is_dir() else []
+    if not like:
+        pytest.skip(f"shared data not found: {hagrid_dir()}")
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    # a photo with a face and a thumb-up hand runs every graph the command has;
+    # a missing file in between still gets its own message
+    proc = subprocess.run([sys.executable, "-m", "mafvar", "stills", str(like[0]), "missing.jpg", str(like[1])],
+                          capture_output=True, text=True, cwd=ROOT, env=env, timeout=600)
+    assert proc.returncode == 2
+    assert not THIRD_PARTY.search(proc.stdout + proc.stderr), f"third-party lines:\n{proc.stderr[:3000]}"
+    assert "missing.jpg" in proc.stderr and "person 1: face" in proc.stdout
+    assert all(f"{p}: " in proc.stdout for p in like)
