@@ -310,15 +310,12 @@ def main(argv=None) -> int:
     data = render_data(seeds + focus, args.step, args.workers, args.data, args.rare_frames)
     if args.fine_tune:
         return fine_tune_on_world(args, kinds, seeds, focus, data)
-    games = [data[s] for s in seeds]
-    held = max(1, len(games) // 4)
-    # the last fifth of the focus games is held out too: the whole games hold
-    # too few touches and hands at the mask to score those classes
-    focus_held = len(focus) // 5
-    focus_train = [data[s] for s in focus[:len(focus) - focus_held]]
-    focus_test = [data[s] for s in focus[len(focus) - focus_held:]]
-    train, test = games[:-held] + focus_train, games[-held:]
-    everything = games + focus_train + focus_test
+    whole_held, focus_held = _held_out(seeds, focus)
+    focus_train = [data[s] for s in focus if s not in focus_held]
+    focus_test = [data[s] for s in focus_held]
+    train = [data[s] for s in seeds if s not in whole_held] + focus_train
+    test = [data[s] for s in whole_held]
+    everything = [data[s] for s in seeds] + focus_train + focus_test
     old = json.loads(args.out.read_text()) if args.out.exists() else {}
     from vision.appearance import load_models
     before = load_models(args.out) if args.out.exists() else {}
@@ -362,6 +359,13 @@ def main(argv=None) -> int:
     return 0
 
 
+def _held_out(whole: list[int], focus: list[int]) -> tuple[list[int], list[int]]:
+    """The seeds held out of a training: the last quarter of the whole games
+    (at least one) and the last fifth of the focus games (the whole games hold
+    too few touches and hands at the mask to score those classes)."""
+    return whole[-max(1, len(whole) // 4):], focus[len(focus) - len(focus) // 5:]
+
+
 def _fine_tune(base, replay: list[dict], new: list[dict], kind: str, only: frozenset[str] = frozenset()):
     """The committed window trained further on the new games, its own world
     (`replay`) in the mix at equal weight and every weight anchored to it
@@ -390,16 +394,17 @@ def fine_tune_on_world(args, kinds: list[str], seeds: list[int], focus: list[int
     from vision.appearance import load_models
     if not args.out.exists():
         raise SystemExit(f"--fine-tune: {args.out} not found (the model to start from)")
-    only = frozenset(c for c in getattr(args, "world_classes", "").split(",") if c)
+    only = frozenset(c for c in args.world_classes.split(",") if c)
     new_whole = [s for s in seeds if _world(s)]
     new_focus = [s for s in focus if _world(s)]
     if not new_whole:
         raise SystemExit(f"--fine-tune: no random-world seed ({WORLD_FROM}-{WORLD_TO}) in --seeds")
-    own = [data[s] for s in seeds + focus if not _world(s)]
-    held = [s for s in new_whole[-max(1, len(new_whole) // 4):]] + new_focus[len(new_focus) - len(new_focus) // 5:]
+    own_seeds = [s for s in seeds + focus if not _world(s)]
+    own = [data[s] for s in own_seeds]
+    held = [s for part in _held_out(new_whole, new_focus) for s in part]
     train = [s for s in new_whole + new_focus if s not in held]
-    print(f"random-world seeds tuned on: {train}\nheld out: {held}\n"
-          f"the model's own world kept in the mix: {[s for s in seeds + focus if not _world(s)]}")
+    test = [data[s] for s in held]
+    print(f"random-world seeds tuned on: {train}\nheld out: {held}\nthe model's own world kept in the mix: {own_seeds}")
     old = json.loads(args.out.read_text())
     before = load_models(args.out)
     models = dict(before)
@@ -407,7 +412,6 @@ def fine_tune_on_world(args, kinds: list[str], seeds: list[int], focus: list[int
     trained = dict(old.get("trained_on", {}))
     for kind in kinds:
         m = _fine_tune(before[kind], own, [data[s] for s in train], kind, only)
-        test = [data[s] for s in held]
         r, b = _score(m, test, kind), _score(before[kind], test, kind)
         print(f"{kind}: held-out random worlds {r['held_out_accuracy']:.4f} on {r['held_out_samples']} "
               f"(replaced model {b['held_out_accuracy']:.4f})\n    recall {r['recall']}\n"

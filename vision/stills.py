@@ -102,7 +102,10 @@ class StillReader:
         self._pose: Any = None
         # MediaPipe's graphs print their TensorFlow Lite and absl start-up lines on
         # fd 2 when made and first run: every graph is made and run once here, on
-        # a blank image, with fd 2 silenced, so none reaches the person's terminal
+        # a blank image, with fd 2 silenced, so none reaches the person's terminal;
+        # the face mesh's landmark stage runs only on a face, so its first face is
+        # read silenced too (read_still)
+        self.mesh_cold = quiet
         with quiet_native_stderr(quiet):
             self.seat = SeatLandmarker(tracking=False, models=(Model.MESH,))
             self.hands = HandDetector(tracking=False, quiet=quiet)
@@ -196,7 +199,9 @@ def read_still(reader: StillReader, image: np.ndarray) -> StillRead:
     centres = []
     for box, _ in reader.faces(image):
         region = seat_of_face(box, (w, h))
-        people.append(Person(box, read_mask(reader.seat, image, region)))
+        with quiet_native_stderr(reader.mesh_cold):
+            people.append(Person(box, read_mask(reader.seat, image, region)))
+        reader.mesh_cold = False
         centres.append(((box[0] + box[2]) / 2, (box[1] + box[3]) / 2, box[2] - box[0]))
     if not people:
         body = reader.pose_box(image)

@@ -47,12 +47,10 @@ def register(subparsers) -> None:
 
 def _run_stills(args: argparse.Namespace) -> int:
     from mafvar.commands.images import read_each
-    from vision.native_quiet import quiet_native_stderr
     from vision.stills import FORMAT, VERSION, StillReader, read_still
 
     images: list[dict] = []
     failed = False
-    first_face = True
     with contextlib.ExitStack() as stack:
         reader: StillReader | None = None  # the models load only once an image is known to be readable
         for path, image, why in read_each(args.images, "stills"):
@@ -62,11 +60,7 @@ def _run_stills(args: argparse.Namespace) -> int:
                 continue
             if reader is None:
                 reader = stack.enter_context(StillReader())
-            # a graph that only runs on what a blank image lacks (the face mesh's
-            # landmarks on a face) prints its start-up lines the first time it does
-            with quiet_native_stderr(first_face):
-                read = read_still(reader, image)
-            first_face = first_face and not read.people
+            read = read_still(reader, image)
             images.append({"path": path, **read.to_dict()})
             if not args.json:
                 _print_text(path, read)

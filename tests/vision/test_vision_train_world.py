@@ -51,6 +51,13 @@ def _committed(path: Path, own: list[dict]) -> None:
     save_models(models, path, {"trained_on": {k: {"seeds": [101]} for k in WINDOWS}, "held_out": {}})
 
 
+def _worlds() -> tuple[list[dict], dict[int, dict], dict[int, dict]]:
+    """The model's own two games, eight random-world games, and both by seed."""
+    own = [_game(101, 0.0), _game(102, 0.0)]
+    world = {s: _game(s, 3.0) for s in range(4010, 4018)}
+    return own, world, {101: own[0], 102: own[1], **world}
+
+
 def _args(out: Path, world_classes: str = "") -> Namespace:
     return Namespace(out=out, step=2.5, rare_frames=2, world_classes=world_classes)
 
@@ -58,10 +65,8 @@ def _args(out: Path, world_classes: str = "") -> Namespace:
 def test_fine_tune_learns_the_new_world_and_keeps_the_old(ta, tmp_path, monkeypatch):
     monkeypatch.setattr(ta, "FINE_EPOCHS", 80)
     out = tmp_path / "appearance.json"
-    own = [_game(101, 0.0), _game(102, 0.0)]
+    own, world, data = _worlds()
     _committed(out, own)
-    world = {s: _game(s, 3.0) for s in range(4010, 4018)}
-    data = {101: own[0], 102: own[1], **world}
     before = load_models(out)
     test = world[4017]
     acc = lambda m, g, k: float((np.array(m.classes)[m.proba(g["x"][k]).argmax(1)] == g["y"][k]).mean())
@@ -104,9 +109,7 @@ def test_rare_frames_sets_the_extra_frames(ta):
 
 def test_world_classes_limit_what_the_random_worlds_teach(ta, tmp_path, monkeypatch):
     monkeypatch.setattr(ta, "FINE_EPOCHS", 80)
-    own = [_game(101, 0.0), _game(102, 0.0)]
-    world = {s: _game(s, 3.0) for s in range(4010, 4018)}
-    data = {101: own[0], 102: own[1], **world}
+    own, world, data = _worlds()
     test = world[4017]
     lifted = test["y"]["head"] == "mask_lifted"
     read = {}
