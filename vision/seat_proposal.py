@@ -26,7 +26,8 @@ import numpy as np
 
 from vision.calibration import Calibration, CameraCalibration, Proposed, SeatRegion
 from vision.people import FoundHead, PeopleFinder
-from vision.table_model import NAMED_MIN, Fit, Head, fit_candidates, fit_to_heads, predicted_heads, refit, seat_boxes
+from vision.table_model import (NAMED_MIN, Fit, Head, fit_candidates, fit_to_heads, predicted_heads, refit, same_seats,
+                                seat_boxes)
 from vision.zone_placement import ZonePlacement, place_zones
 
 # Heads in two frames closer than this (head widths) are the same player.
@@ -50,8 +51,7 @@ MAX_SIZE_ERROR = 0.35          # median |log(found / predicted head width)|
 SPACING_RANGE = (0.45, 0.85)   # metres between seats
 MIN_GAP_OF_SPACING = 1.5       # the judge's gap, in seat spacings
 HEIGHT_RANGE = (0.5, 3.5)      # camera over the table top (m)
-MAX_RIVAL = 0.8                # another numbering's support over the chosen's ...
-RIVAL_COST = 2.0               # ... when its cost is at most this many times the chosen's
+MAX_RIVAL = 0.8                # the chosen fit's cost over another numbering's (1: as good)
 # A proposal the self-check doubts may be tried again with faces also looked for on denoised
 # copies of the frames (`vision.people.denoised`); the second replaces it only when confident.
 # Off: on held-out clip 5510 (bright light) the retry was confident and numbered every seat
@@ -72,7 +72,7 @@ class FitCheck:
     spacing_m: float              # seat spacing of the fitted table
     gap_of_spacing: float         # the judge's gap over the seat spacing (1: no head of the table)
     camera_height_m: float        # the fitted camera over the table top
-    rival: float | None           # support of the best fit that numbers the seats otherwise, over the chosen's
+    rival: float | None           # the chosen fit's cost over the best fit numbering the seats otherwise
     reasons: tuple[str, ...]      # why the proposal is a guess (empty: confident)
 
     def to_json(self) -> dict:
@@ -283,7 +283,7 @@ def check_fit(fit: Fit, heads: Sequence[Head], seen: dict[int, bool], rival: flo
                        f"{HEIGHT_RANGE[0]}-{HEIGHT_RANGE[1]} m)")
     if rival is not None and rival >= MAX_RIVAL:
         reasons.append(f"another table with other seat numbers fits the frames nearly as well "
-                       f"({rival:.0%} of the support)")
+                       f"(the chosen's cost is {rival:.0%} of its)")
     return FitCheck(players, pos_med, worst, size_med, unexplained, float(table.spacing), float(gap), height,
                     rival, tuple(reasons))
 
@@ -304,31 +304,37 @@ def _kept(per_frame: Sequence[Sequence[FoundHead]]) -> list[Head]:
 
 def _fit_and_look_again(frames, per_frame, finder, size) -> tuple[Fit | None, list[Head], float | None]:
     """Fit the table; where each of the best few fits puts a player nobody found,
-    look again (`PeopleFinder.head_near`). The fit whose seats the frames confirm
-    most wins; it is fitted again with every head found. Also returns how much
-    support the best fit with other seats had, over the winner's (None: no rival
+    look again (`PeopleFinder.head_near`). Every player found on looking again,
+    whichever fit looked, joins the heads; each fit is fitted again to them all,
+    and the one that explains them best wins. Also returns how close the best fit
+    with other seats came: the winner's cost over its (1: as good; None: no rival
     was tried)."""
     heads = _kept(per_frame)
-    tried: list[tuple[int, float, Fit, list[list[FoundHead]]]] = []
+    tried: list[tuple[Fit, list[list[FoundHead]]]] = []
     for fit in fit_candidates(heads, size):
         extra = _look_again(frames, fit, finder, per_frame)
-        seats = len(fit.matched) + len({k for found in extra for k, _ in found})
-        tried.append((seats, fit.cost, fit, [[hd for _, hd in found] for found in extra]))
-        if seats == 10:
+        tried.append((fit, [[hd for _, hd in found] for found in extra]))
+        if len(fit.matched) + len({k for found in extra for k, _ in found}) == 10:
             break
     if not tried:
         return None, heads, None
-    best = max(tried, key=lambda t: (t[0], -t[1]))
-    _, _, fit, confirmed = best
-    # a rival: a fit with other seats the frames confirm about as much, explaining the heads
-    # about as well (its cost over the winner's, at most `RIVAL_COST`)
-    rivals = [t[0] for t in tried if t is not best and t[1] <= RIVAL_COST * max(best[1], 1e-3)]
-    rival = max(rivals) / max(1, best[0]) if rivals else None
-    if any(confirmed):
-        heads = _kept([list(a) + b for a, b in zip(per_frame, confirmed)])
-        # from the fit the frames confirmed (a fit from scratch may pick another table)
-        fit = refit(fit, heads, size)
-    return fit, heads, rival
+    # the same evidence for every fit: a fit judged only on the players it looked for
+    # itself wins by finding a neighbour where it expects someone (tuning view 5411: a
+    # table turned by three seats "confirmed" more seats than the right one, at twice
+    # its cost; view 5400: the right one, written as a guess for that rival). A player two
+    # fits both found again counts once; `_look_again` never looks where a head was found.
+    added: list[list[FoundHead]] = [[] for _ in per_frame]
+    for _, confirmed in tried:
+        for i, again in enumerate(confirmed):
+            added[i] += [hd for hd in again
+                         if all(math.dist(hd.centre, k.centre) > SAME_HEAD * max(hd.width, k.width) for k in added[i])]
+    if any(added):
+        heads = _kept([list(a) + b for a, b in zip(per_frame, added)])
+    fits = [refit(fit, heads, size) for fit, _ in tried]
+    best = min(fits, key=lambda f: f.cost)
+    others = [f.cost for f in fits if f is not best and not same_seats(f, best)]
+    rival = max(best.cost, 1e-6) / max(min(others), 1e-6) if others else None
+    return best, heads, rival
 
 
 def _look_again(frames: Sequence[np.ndarray], fit: Fit, finder: PeopleFinder,
