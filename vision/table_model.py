@@ -435,7 +435,6 @@ def fit_to_heads(named: dict[int, tuple[float, float]], size: tuple[int, int],
     seat named (at least `NAMED_MIN`): the seats are the person's, so nothing is
     matched, only fitted. None when no table puts them round it. `starts`: only
     these (index into NAMED_TABLES, index into NAMED_FOVS) starting points."""
-    import cv2
     from scipy.optimize import least_squares
 
     seats = sorted(named)
@@ -444,7 +443,6 @@ def fit_to_heads(named: dict[int, tuple[float, float]], size: tuple[int, int],
     heads = [Head(float(named[s][0]), float(named[s][1]), 0.0) for s in seats]
     pairs = [(s - 1, j) for j, s in enumerate(seats)]
     img = np.array([[hd.x, hd.y] for hd in heads], float)
-    w, h = size
     lo, hi = _bounds(size)
     best: tuple[float, np.ndarray, float] | None = None
     grid = starts if starts is not None else [(i, k) for i in range(len(NAMED_TABLES)) for k in range(len(NAMED_FOVS))]
@@ -452,12 +450,10 @@ def fit_to_heads(named: dict[int, tuple[float, float]], size: tuple[int, int],
         a, b, exponent = NAMED_TABLES[ti]
         fov = NAMED_FOVS[fi]
         seat3d = seat_head_points(Table(a, b, exponent, SEAT_SPACING_M))[[k for k, _ in pairs]]
-        f = 0.5 * h / math.tan(math.radians(fov) / 2)
-        k = np.array([[f, 0.0, w / 2], [0.0, f, h / 2], [0.0, 0.0, 1.0]])
-        ok, rvec, tvec = cv2.solvePnP(seat3d, img, k, np.zeros(4), flags=cv2.SOLVEPNP_SQPNP)
-        pose = _camera_params(np.asarray(rvec), np.asarray(tvec), f) if ok else None
-        if pose is None or pose[3] < 0.3:
+        solved = _solved_pose(seat3d, img, fov, size)
+        if solved is None:
             continue
+        pose = solved[0]
         p0 = np.clip(np.array([*pose, 0.0, math.log(a), math.log(b), math.log(SEAT_SPACING_M)]),
                      lo + 1e-9, hi - 1e-9)
         for shape in TABLE_SHAPES:
@@ -493,20 +489,15 @@ def _numbering_error(img: np.ndarray, seats: tuple[int, ...], size: tuple[int, i
     `NAMED_TABLES` x `NAMED_FOVS` poses solved from them, and that start."""
     import cv2
 
-    w, h = size
     best = (math.inf, (0, 0))
     idx = list(seats)
     for ti, pts in enumerate(points):
         obj = pts[idx]
         for fi, fov in enumerate(NAMED_FOVS):
-            f = 0.5 * h / math.tan(math.radians(fov) / 2)
-            k = np.array([[f, 0.0, w / 2], [0.0, f, h / 2], [0.0, 0.0, 1.0]])
-            ok, rvec, tvec = cv2.solvePnP(obj, img, k, np.zeros(4), flags=cv2.SOLVEPNP_SQPNP)
-            if not ok:
+            solved = _solved_pose(obj, img, fov, size)
+            if solved is None:      # no pose, or the camera under the table: the other way round
                 continue
-            pose = _camera_params(np.asarray(rvec), np.asarray(tvec), f)
-            if pose is None or pose[3] < 0.3:       # under the table: the other way round
-                continue
+            _, rvec, tvec, k = solved
             proj, _ = cv2.projectPoints(obj, rvec, tvec, k, np.zeros(4))
             err = float(np.sqrt(np.mean(np.sum((proj.reshape(-1, 2) - img) ** 2, axis=1)))) / width
             if err < best[0]:
@@ -542,6 +533,22 @@ def numbering_fits(heads: list[Head], size: tuple[int, int], order: Sequence[int
         if fit is not None:
             out.append(refit(Fit(fit.camera, fit.table, fit.cost, dict(seat_of), []), heads, size))
     return sorted(out, key=lambda f: f.cost)
+
+
+def _solved_pose(obj: np.ndarray, img: np.ndarray, fov: float, size: tuple[int, int]):
+    """The camera that puts the 3D points `obj` at the image points `img` through a
+    pinhole lens of vertical field `fov` (OpenCV's SQPnP): (`_camera_params`, rvec,
+    tvec, the intrinsic matrix), or None when none is found or it stands under 0.3 m."""
+    import cv2
+
+    w, h = size
+    f = 0.5 * h / math.tan(math.radians(fov) / 2)
+    k = np.array([[f, 0.0, w / 2], [0.0, f, h / 2], [0.0, 0.0, 1.0]])
+    ok, rvec, tvec = cv2.solvePnP(obj, img, k, np.zeros(4), flags=cv2.SOLVEPNP_SQPNP)
+    pose = _camera_params(np.asarray(rvec), np.asarray(tvec), f) if ok else None
+    if pose is None or pose[3] < 0.3:
+        return None
+    return pose, rvec, tvec, k
 
 
 def _camera_params(rvec: np.ndarray, tvec: np.ndarray, f: float) -> tuple[float, ...] | None:

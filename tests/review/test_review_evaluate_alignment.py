@@ -149,11 +149,8 @@ def test_the_judges_voice_places_every_call_the_picture_placed_roughly():
 
 # ------------------------------------------------------------------ end to end
 
-def test_eval_alignment_strips_every_time_and_the_protocol_still_checks(tmp_path):
-    import importlib.util
-    spec = importlib.util.spec_from_file_location("eval_alignment", SCRIPT)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+def test_eval_alignment_strips_every_time_and_the_protocol_still_checks(tmp_path, script):
+    mod = script("eval_alignment")
     doc = mod.strip_times(json.loads((DEMO / "protocol.json").read_text()))
     assert not any(mod.is_time_field(k) for ev in doc["events"] for k in ev)
     path = tmp_path / "protocol.json"

@@ -3,20 +3,12 @@ measured on are valid synth settings within the documented ranges, and the
 tuning and evaluation views share no seed (no rendering here)."""
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import pytest
-
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "calib_views.py"
 
 
 @pytest.fixture(scope="module")
-def views():
-    spec = importlib.util.spec_from_file_location("calib_views_under_test", SCRIPT)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+def views(script):
+    return script("calib_views")
 
 
 def test_every_view_is_a_synth_setting_within_its_range_and_the_sets_are_apart(views):

@@ -3,7 +3,6 @@ on random-world games, their own world kept in the mix (small synthetic
 descriptors; the rendering is not exercised here)."""
 from __future__ import annotations
 
-import importlib.util
 import json
 from argparse import Namespace
 from pathlib import Path
@@ -14,17 +13,13 @@ import pytest
 from vision.appearance import WINDOWS, load_models, save_models
 from vision.training.window_fit import fit
 
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "train_appearance.py"
 CLASSES = {"head": ("mask_lifted", "mask_off", "mask_on"), "zone": ("none", "vote", "wrong"),
            "body": ("night", "raised", "rest")}
 
 
 @pytest.fixture(scope="module")
-def ta():
-    spec = importlib.util.spec_from_file_location("train_appearance_under_test", SCRIPT)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+def ta(script):
+    return script("train_appearance")
 
 
 def _game(seed: int, shift: float, n: int = 400) -> dict:
