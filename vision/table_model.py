@@ -277,7 +277,7 @@ def _initial(heads: list[Head], size: tuple[int, int], azimuth: float, height: f
     the same middle, the same spread (a few passes of moving it in or out and
     turning it)."""
     w, h = size
-    f = 0.5 * h / math.tan(math.radians(fov) / 2)
+    f = _focal_px(fov, h)
     hx = np.array([[hd.x, hd.y] for hd in heads])
     want_c = hx.mean(axis=0)
     want_s = float(np.sqrt(((hx - want_c) ** 2).sum(axis=1).mean())) or 1.0
@@ -535,14 +535,20 @@ def numbering_fits(heads: list[Head], size: tuple[int, int], order: Sequence[int
     return sorted(out, key=lambda f: f.cost)
 
 
-def _solved_pose(obj: np.ndarray, img: np.ndarray, fov: float, size: tuple[int, int]):
+def _focal_px(fov: float, h: int) -> float:
+    """The focal length (px) of a pinhole lens of vertical field `fov` (degrees) on `h` rows."""
+    return 0.5 * h / math.tan(math.radians(fov) / 2)
+
+
+def _solved_pose(obj: np.ndarray, img: np.ndarray, fov: float, size: tuple[int, int]
+                 ) -> tuple[tuple[float, ...], np.ndarray, np.ndarray, np.ndarray] | None:
     """The camera that puts the 3D points `obj` at the image points `img` through a
     pinhole lens of vertical field `fov` (OpenCV's SQPnP): (`_camera_params`, rvec,
     tvec, the intrinsic matrix), or None when none is found or it stands under 0.3 m."""
     import cv2
 
     w, h = size
-    f = 0.5 * h / math.tan(math.radians(fov) / 2)
+    f = _focal_px(fov, h)
     k = np.array([[f, 0.0, w / 2], [0.0, f, h / 2], [0.0, 0.0, 1.0]])
     ok, rvec, tvec = cv2.solvePnP(obj, img, k, np.zeros(4), flags=cv2.SOLVEPNP_SQPNP)
     pose = _camera_params(np.asarray(rvec), np.asarray(tvec), f) if ok else None
