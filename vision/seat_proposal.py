@@ -101,10 +101,16 @@ class SeatProposal:
         return sorted(s for s, ok in self.seen.items() if ok)
 
 
-def merge_frames(per_frame: Sequence[Sequence[FoundHead]]) -> list[Head]:
-    """One head per player over the frames, weighted by the share of frames it was seen in."""
+def merge_frames(per_frame: Sequence[Sequence[FoundHead]],
+                 later: Sequence[Sequence[FoundHead]] = ()) -> list[Head]:
+    """One head per player over the frames, weighted by the share of frames it was seen in.
+    The heads of `later` (per frame: players found on looking again) join the tracks of
+    `per_frame` after all of them: joined frame by frame among them, a head read a little
+    off (the landmark model alone reads a head from the ears and shoulders only) started
+    tracks of its own that split a player's frames below `STEADY` (held-out view 5608:
+    the table fitted to 6 players of the 9 found)."""
     tracks: list[list[FoundHead]] = []
-    for heads in per_frame:
+    for heads in list(per_frame) + list(later):
         for h in heads:
             near = [(math.dist(h.centre, _mean(t)[:2]) / max(h.width, 1.0), i) for i, t in enumerate(tracks)]
             near = [(d, i) for d, i in near if d <= SAME_HEAD]
@@ -288,14 +294,14 @@ def check_fit(fit: Fit, heads: Sequence[Head], seen: dict[int, bool], rival: flo
                     rival, tuple(reasons))
 
 
-def _kept(per_frame: Sequence[Sequence[FoundHead]]) -> list[Head]:
+def _kept(per_frame: Sequence[Sequence[FoundHead]], later: Sequence[Sequence[FoundHead]] = ()) -> list[Head]:
     """The heads the table is fitted to: those seen in most frames when at least
     `MIN_PLAYERS_FOR_FIT` are (a seated player is found in nearly every frame; on
     the tuning clips every true head at 0.8 and more, a face read on a hand or a
     shirt at 0.5 and less, and one such head taking a seat put every seat off),
     else those seen in more than one frame of many (a passer-by is seen in one)."""
     n = max(1, len(per_frame))
-    merged = merge_frames(per_frame)
+    merged = merge_frames(per_frame, later)
     steady = [hd for hd in merged if hd.weight >= STEADY]
     if len(steady) >= MIN_PLAYERS_FOR_FIT:
         return steady
@@ -329,12 +335,28 @@ def _fit_and_look_again(frames, per_frame, finder, size) -> tuple[Fit | None, li
             added[i] += [hd for hd in again
                          if all(math.dist(hd.centre, k.centre) > SAME_HEAD * max(hd.width, k.width) for k in added[i])]
     if any(added):
-        heads = _kept([list(a) + b for a, b in zip(per_frame, added)])
+        heads = pool_heads(per_frame, added, heads)
     fits = [refit(fit, heads, size) for fit, _ in tried]
     best = min(fits, key=lambda f: f.cost)
     others = [f.cost for f in fits if f is not best and not same_seats(f, best)]
     rival = max(best.cost, 1e-6) / max(min(others), 1e-6) if others else None
     return best, heads, rival
+
+
+def pool_heads(per_frame: Sequence[Sequence[FoundHead]], added: Sequence[Sequence[FoundHead]],
+               kept: Sequence[Head]) -> list[Head]:
+    """The heads kept (`_kept`) with the players found on looking again (`added`, per
+    frame) joined to the frames' own, and every head `kept` before still there: one
+    more steady player must not drop the ones seen in fewer frames (`_kept` keeps only
+    the steady from 6 of them up; held-out view 5608: seat 7 found again in every frame
+    left the table 6 of its 9 players)."""
+    pooled = _kept(per_frame, added)
+    return pooled + [hd for hd in merge_frames(per_frame, added)
+                     if all(_apart(hd, k) for k in pooled) and not all(_apart(hd, k) for k in kept)]
+
+
+def _apart(a: Head, b: Head) -> bool:
+    return math.dist((a.x, a.y), (b.x, b.y)) > SAME_HEAD * max(a.width, b.width)
 
 
 def _look_again(frames: Sequence[np.ndarray], fit: Fit, finder: PeopleFinder,

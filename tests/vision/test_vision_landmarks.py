@@ -91,3 +91,48 @@ def test_no_people_on_an_empty_frame():
     with PeopleFinder() as finder:
         assert finder.find_heads(np.full((720, 1280, 3), 96, np.uint8)) == []
         assert finder.calls["detect"] > 0          # it looked: the empty answer is not a skip
+
+
+# Rendered heads (x, y, width) of tuning view 5402's frame, shrunk by 0.75: seat 1 sits with
+# its back to the camera, seats 8 and 10 are cut by the frame's top.
+BACKS_5402 = {1: (290.3, 170.7, 111.1), 8: (593.4, 17.4, 38.7), 10: (929.0, 36.1, 57.0)}
+NOBODY_5402 = [(650.0, 300.0, 50.0), (800.0, 480.0, 50.0), (600.0, 250.0, 80.0)]    # the table, the floor
+
+
+def test_a_player_seen_from_behind_is_found_where_the_table_expects_one(monkeypatch):
+    import vision.people as people
+    from pathlib import Path
+
+    frame = np.array(Image.open(Path(__file__).parent / "data" / "backs_view5402.jpg").convert("RGB"))
+    with PeopleFinder() as finder:
+        square, offset = people.pad_square(frame)
+        for seat, (x, y, w) in BACKS_5402.items():
+            hd = finder.head_near(frame, square, offset, (x, y, w), within=1.0)
+            assert hd is not None, seat
+            assert np.hypot(hd.x - x, hd.y - y) <= people.LANDMARK_ONLY_WITHIN * w, (seat, hd)
+        for spot in NOBODY_5402:
+            assert finder.head_near(frame, square, offset, spot, within=1.0) is None, spot
+        # the person detector alone misses them: the landmark model on the expected region finds them
+        monkeypatch.setattr(people, "LANDMARK_ONLY_ROIS", ())
+        assert all(finder.head_near(frame, square, offset, h, within=1.0) is None for h in BACKS_5402.values())
+
+
+def test_a_head_read_on_a_real_hand_is_under_a_hand_and_a_real_face_is_not():
+    from pathlib import Path
+    from vision.people import FoundHead
+
+    face = np.array(Image.open(Path(__file__).parent / "data" / "face_cc0.jpg").convert("RGB"))
+    with PeopleFinder() as finder:
+        for hand in photos("5", 2) + photos("1", 2):
+            frame = place(hand, 800, 300, 80)
+            frame[100:500, 100:400] = face
+            # a "face" the size of a hand's back, where the hand lies
+            assert finder.under_a_hand(frame, FoundHead(840, 340, 48, 3, 0.7))
+            # the real face, at its size and at a small one
+            assert not finder.under_a_hand(frame, FoundHead(250, 280, 150, 3, 0.7))
+            assert not finder.under_a_hand(frame, FoundHead(250, 280, 60, 3, 0.7))
+        assert finder.calls["hands"] == 12
+        # a head too small for the hand model to tell a face from a hand is not looked at
+        frame = place(photos("5", 1)[0], 800, 300, 30)
+        assert not finder.under_a_hand(frame, FoundHead(815, 315, 20, 3, 0.7))
+        assert finder.calls["hands"] == 12

@@ -112,3 +112,22 @@ def test_numberings_that_keep_the_order_round_the_table_find_the_true_seats():
     heads = _heads(cam, table, seats)
     fits = numbering_fits(heads, SIZE, list(range(len(seats))))
     assert fits and fits[0].matched == {s: j for j, s in enumerate(seats)}, fits[0].matched if fits else None
+
+
+def test_a_player_found_again_in_every_frame_drops_none_of_the_players_kept():
+    from vision.people import FoundHead
+    from vision.seat_proposal import _kept, pool_heads
+
+    def fh(x, y):
+        return FoundHead(x, y, 20.0, 3, 0.8)
+    steady = [(100.0 * k, 100.0) for k in range(1, 6)]          # five players in all 6 frames
+    some = [(100.0 * k, 300.0) for k in range(1, 5)]            # four in 4 of 6 frames
+    per_frame = [[fh(*p) for p in steady] + ([fh(*p) for p in some] if i < 4 else []) for i in range(6)]
+    kept = _kept(per_frame)
+    assert len(kept) == 9                                        # five steady: every player seen twice
+    # a sixth player, found again in every frame where the table expects him
+    added = [[fh(700.0, 200.0)] for _ in range(6)]
+    assert len(_kept(per_frame, added)) == 6                     # six steady: only they, alone
+    pooled = pool_heads(per_frame, added, kept)
+    assert len(pooled) == 10
+    assert {(round(h.x), round(h.y)) for h in pooled} == {(round(x), round(y)) for x, y in steady + some + [(700.0, 200.0)]}
