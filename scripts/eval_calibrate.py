@@ -166,7 +166,7 @@ def main() -> int:
                 f"proposal {cpu:.0f} s CPU ({len(proposal.times)} frames); {status}")
         chk = (proposal.fit or {}).get("check")
         if chk:
-            line += (f"\n    check: position {chk['position_error']:.2f} (worst {chk['worst_position_error']:.2f}), "
+            line += (f"\n    check: unaided {chk.get('players_unaided')}, position {chk['position_error']:.2f} (worst {chk['worst_position_error']:.2f}), "
                      f"size {chk['size_error']:.2f}, unexplained {chk['unexplained']}, spacing "
                      f"{chk['spacing_m']:.2f} m, gap {chk['gap_of_spacing']:.1f}, camera "
                      f"{chk['camera_height_m']:.1f} m, rival {chk['rival']}")

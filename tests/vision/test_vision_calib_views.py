@@ -1,6 +1,6 @@
 """scripts/calib_views.py: the fixed camera views `mafvar calibrate` is tuned and
 measured on are valid synth settings within the documented ranges, and the
-tuning and evaluation views share no seed (no rendering here)."""
+tuning, evaluation and check views share no seed (no rendering here)."""
 from __future__ import annotations
 
 import pytest
@@ -15,9 +15,10 @@ def test_every_view_is_a_synth_setting_within_its_range_and_the_sets_are_apart(v
     from mafvar.cli import build_parser
     from mafvar.commands.synth import options_from_args
 
-    tune, held = views.VIEWS["tune"], views.VIEWS["eval"]
-    assert len(tune) >= 12 and len(held) >= 12 and not set(tune) & set(held)
-    for seed, view in {**tune, **held}.items():
+    tune, held, check = views.VIEWS["tune"], views.VIEWS["eval"], views.VIEWS["check"]
+    assert len(tune) >= 12 and len(held) >= 12 and len(check) >= 12
+    assert not set(tune) & set(held) and not set(check) & (set(tune) | set(held))
+    for seed, view in {**tune, **held, **check}.items():
         args = build_parser().parse_args(["synth", "--seed", str(seed), "--out", "/nonexistent",
                                           *views.synth_options(view)])
         cond = options_from_args(args).effective_conditions()
@@ -28,6 +29,9 @@ def test_every_view_is_a_synth_setting_within_its_range_and_the_sets_are_apart(v
     # the issue's range, both ends, in the held-out views
     assert {1.6, 3.5} <= {v[0] for v in held.values()} and {30, 75} <= {v[1] for v in held.values()}
     assert {0, 90, 270} <= {v[2] for v in held.values()} and {45, 135, 225, 315} <= {v[2] for v in held.values()}
+    # the check views: both ends too, every camera between the others' azimuths
+    assert {1.6, 3.5} <= {v[0] for v in check.values()} and {30, 75} <= {v[1] for v in check.values()}
+    assert not {v[2] for v in check.values()} & {v[2] for v in {**tune, **held}.values()}
 
 
 def test_a_render_needs_its_set_and_folder(views, capsys):

@@ -51,6 +51,25 @@ def test_five_players_found_are_a_guess_that_says_so():
 
 
 @pytest.mark.slow
+def test_players_found_only_where_the_fit_looked_do_not_make_it_sure():
+    """Ten players fit the table, but only five were found before it was fitted: the
+    others were found on looking where it expected them, which any fit can do for
+    itself (held-out view 5604), so the proposal is a guess and says why; with six
+    found unaided it is confident."""
+    cam, table = _camera(), Table(1.55, 0.9, 2.0, 0.6)
+    heads = _heads(cam, table)
+    fit = fit_candidates(heads, SIZE)[0]
+    seen = {s: s in fit.matched for s in range(1, 11)}
+    five = check_fit(fit, heads, seen, unaided=heads[:5])
+    assert five.players == 10 and five.players_unaided == 5
+    assert any("only 5 of the 10 players found were found before the table was fitted" in r
+               for r in five.reasons), five.reasons
+    six = check_fit(fit, heads, seen, unaided=heads[2:8])
+    assert six.players_unaided == 6 and six.reasons == ()
+    assert check_fit(fit, heads, seen).players_unaided == 10
+
+
+@pytest.mark.slow
 def test_heads_that_no_table_explains_are_a_guess_with_the_reason():
     """Eight heads strewn over the frame (detections by chance, a crowd): whatever
     table the fit settles on, the check names what does not fit."""
