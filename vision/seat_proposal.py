@@ -267,7 +267,7 @@ def check_fit(fit: Fit, heads: Sequence[Head], seen: dict[int, bool], rival: flo
         size.append(abs(math.log(max(hd.width, 1.0) / max(pred_w[s - 1], 1.0))))
     players = sum(1 for ok in seen.values() if ok)
     players_unaided = players if unaided is None else sum(
-        1 for s, j in fit.matched.items() if seen.get(s) and not all(_apart(heads[j], u) for u in unaided))
+        1 for s, j in fit.matched.items() if seen.get(s) and any(_same(heads[j], u) for u in unaided))
     unexplained = sum(1 for j, hd in enumerate(heads) if j not in fit.matched.values() and hd.weight >= 0.5)
     table = fit.table
     gap = table.head_gap / max(table.spacing, 1e-6)
@@ -345,8 +345,7 @@ def _fit_and_look_again(frames, per_frame, finder, size) -> tuple[Fit | None, li
     added: list[list[FoundHead]] = [[] for _ in per_frame]
     for _, confirmed in tried:
         for i, again in enumerate(confirmed):
-            added[i] += [hd for hd in again
-                         if all(math.dist(hd.centre, k.centre) > SAME_HEAD * max(hd.width, k.width) for k in added[i])]
+            added[i] += [hd for hd in again if not any(_same(hd, k) for k in added[i])]
     if any(added):
         heads = pool_heads(per_frame, added, heads)
     fits = [refit(fit, heads, size) for fit, _ in tried]
@@ -365,11 +364,12 @@ def pool_heads(per_frame: Sequence[Sequence[FoundHead]], added: Sequence[Sequenc
     left the table 6 of its 9 players)."""
     pooled = _kept(per_frame, added)
     return pooled + [hd for hd in merge_frames(per_frame, added)
-                     if all(_apart(hd, k) for k in pooled) and not all(_apart(hd, k) for k in kept)]
+                     if not any(_same(hd, k) for k in pooled) and any(_same(hd, k) for k in kept)]
 
 
-def _apart(a: Head, b: Head) -> bool:
-    return math.dist((a.x, a.y), (b.x, b.y)) > SAME_HEAD * max(a.width, b.width)
+def _same(a: Head | FoundHead, b: Head | FoundHead) -> bool:
+    """Whether two heads are one player's (within `SAME_HEAD` of the wider's width)."""
+    return math.dist((a.x, a.y), (b.x, b.y)) <= SAME_HEAD * max(a.width, b.width)
 
 
 def _look_again(frames: Sequence[np.ndarray], fit: Fit, finder: PeopleFinder,
