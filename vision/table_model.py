@@ -256,16 +256,24 @@ def _residuals(p, size, exponent, heads: list[Head], pairs: list[tuple[int, int]
     return np.array(res)
 
 
+# A venue's camera is 0.5-3.5 m over the table top (vision.seat_proposal's
+# check refuses any fit outside that); searched a little past it, a fit
+# pinned at the bound still fails the check. Searched up to 8 m, an
+# impossible high camera could win over the possible one: check view 5813
+# (3.4 m over the floor) was fitted 5.4 m over the table, every seat wrong.
+MAX_HEIGHT_M = 4.0
+
+
 def _bounds(size: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
     """What a table camera can be (focal length for fields of view of 20-110 degrees,
-    tilt 0-75 degrees, roll +-12 degrees) and a mafia table (1.8-5 m long, 1-3 m wide,
-    seats 0.4-0.95 m apart)."""
+    at most MAX_HEIGHT_M over the table, tilt 0-75 degrees, roll +-12 degrees) and a
+    mafia table (1.8-5 m long, 1-3 m wide, seats 0.4-0.95 m apart)."""
     h = size[1]
     f_lo, f_hi = 0.5 * h / math.tan(math.radians(55)), 0.5 * h / math.tan(math.radians(10))
     big = 50.0
     lo = np.array([math.log(f_lo), -big, -big, 0.2, -big, 0.0, -0.21, -0.3,
                    math.log(0.9), math.log(0.5), math.log(0.4)])
-    hi = np.array([math.log(f_hi), big, big, 8.0, big, 1.3, 0.21, 0.1,
+    hi = np.array([math.log(f_hi), big, big, MAX_HEIGHT_M, big, 1.3, 0.21, 0.1,
                    math.log(2.5), math.log(1.5), math.log(0.95)])
     return lo, hi
 
