@@ -20,7 +20,7 @@ from engine.protocol import ProtocolError, load_protocol
 from engine.replay import replay
 from engine.timeline import Kind, build_timeline
 from vision.calibration import Calibration, SeatRegion, Verdict, calibration_verdict, save_calibration
-from vision.video import VideoError, open_video, probe
+from vision.video import Frame, VideoError, open_video, probe
 
 from .workspace import GameWorkspace, WorkspaceError
 
@@ -98,6 +98,21 @@ def day_times(ws: GameWorkspace, duration: float, n: int = FRAMES) -> list[float
     return [duration * (a + (b - a) * (k + 0.5) / n) for k in range(n)]
 
 
+def day_frames(ws: GameWorkspace, video: str | Path, duration: float, n_frames: int = FRAMES) -> list[Frame]:
+    """The day frames the seats are proposed from (`day_times`), those that could be
+    read; CalibrateError when none could."""
+    times = day_times(ws, duration, n_frames)
+    try:
+        frames = open_video(video).read_at(times)
+    except VideoError as exc:
+        frames = exc.partial or []
+        if not frames:
+            raise CalibrateError(f"{video}: no frame could be read for the seats ({exc})") from None
+    if not frames:
+        raise CalibrateError(f"{video}: no frame could be read at {', '.join(f'{t:.1f}' for t in times)} s")
+    return frames
+
+
 def propose_for_game(game_dir: str | Path, n_frames: int = FRAMES,
                      progress: Callable[[int, int], None] | None = None,
                      heads: dict[int, tuple[float, float]] | None = None) -> GameProposal:
@@ -114,15 +129,7 @@ def propose_for_game(game_dir: str | Path, n_frames: int = FRAMES,
         raise CalibrateError(str(exc)) from None
     if not info.duration or info.duration <= 0:
         raise CalibrateError(f"{video}: no duration in the file; cannot choose day frames")
-    times = day_times(ws, info.duration, n_frames)
-    try:
-        frames = open_video(video).read_at(times)
-    except VideoError as exc:
-        frames = exc.partial or []
-        if not frames:
-            raise CalibrateError(f"{video}: no frame could be read for the seats ({exc})") from None
-    if not frames:
-        raise CalibrateError(f"{video}: no frame could be read at {', '.join(f'{t:.1f}' for t in times)} s")
+    frames = day_frames(ws, video, info.duration, n_frames)
     images = [f.image for f in frames]
     if heads is not None:
         try:

@@ -6,7 +6,7 @@ found (issue 14), instead of the calibration's end result alone.
 
 VIEW_DIR: a game folder with video.mp4 and the rendered calibration.json (the
 truth), such as `scripts/calib_views.py render tune DIR` writes. The frames
-are the ones `mafvar calibrate` reads (review.calibrate.day_times). For each
+are the ones `mafvar calibrate` reads (review.calibrate.day_frames). For each
 view it prints:
 - per frame: players found (a head within TRUE_WITHIN of a true head's width
   of its centre), false heads (near no seat), seats in the frame missed;
@@ -33,42 +33,45 @@ sys.path.insert(0, str(REPO))
 TRUE_WITHIN = 0.6
 
 
-def nearest_seat(x: float, y: float, truth: dict[int, tuple[float, float, float]]) -> tuple[int | None, float]:
-    """The true seat whose head is nearest (x, y), and how far in its head widths;
-    None when no true head is within TRUE_WITHIN."""
+def _nearest(x: float, y: float, truth: dict[int, tuple[float, float, float]]) -> tuple[int, float]:
+    """The true seat whose head is nearest (x, y), and how far in its head widths."""
     seat = min(truth, key=lambda s: math.dist((x, y), truth[s][:2]))
-    off = math.dist((x, y), truth[seat][:2]) / max(truth[seat][2], 1.0)
+    return seat, math.dist((x, y), truth[seat][:2]) / max(truth[seat][2], 1.0)
+
+
+def nearest_seat(x: float, y: float, truth: dict[int, tuple[float, float, float]]) -> tuple[int | None, float]:
+    """As `_nearest`, the seat None when no true head is within TRUE_WITHIN."""
+    seat, off = _nearest(x, y, truth)
     return (seat if off <= TRUE_WITHIN else None), off
 
 
 def view_figures(game: Path) -> dict:
-    from review.calibrate import day_times
+    from review.calibrate import day_frames
     from review.workspace import GameWorkspace
     from vision import seat_proposal
     from vision.calibration import load_calibration
     from vision.people import PeopleFinder
-    from vision.video import open_video, probe
+    from vision.video import probe
 
     truth_cal = load_calibration(game / "calibration.json")
     cam = next(iter(truth_cal.cameras.values()))
     truth = {s: tuple(r.head) for s, r in cam.seats.items() if r.head is not None}
     in_frame = sorted(s for s, (x, y, _) in truth.items() if 0 <= x < cam.width and 0 <= y < cam.height)
-    times = day_times(GameWorkspace(game), probe(str(game / "video.mp4")).duration)
-    frames = [f.image for f in open_video(str(game / "video.mp4")).read_at(times)]
+    video = game / "video.mp4"
+    frames = day_frames(GameWorkspace(game), video, probe(str(video)).duration)
     with PeopleFinder() as finder:
-        per = [finder.find_heads(f) for f in frames]
+        per = [finder.find_heads(f.image) for f in frames]
     frame_rows = []
-    for t, found in zip(times, per):
+    for t, found in zip((f.t for f in frames), per):
         seats = [nearest_seat(h.x, h.y, truth)[0] for h in found]
         hit = sorted({s for s in seats if s is not None})
         frame_rows.append({"time": round(t, 2), "found": hit, "false": sum(s is None for s in seats),
                            "missed": [s for s in in_frame if s not in hit]})
     kept = []
     for h in seat_proposal._kept(per):
-        seat, off = nearest_seat(h.x, h.y, truth)
-        near = min(truth, key=lambda s: math.dist((h.x, h.y), truth[s][:2]))
+        near, off = _nearest(h.x, h.y, truth)
         kept.append({"x": round(h.x), "y": round(h.y), "width": round(h.width, 1), "weight": round(h.weight, 2),
-                     "seat": seat, "nearest": near, "off": round(off, 2),
+                     "seat": near if off <= TRUE_WITHIN else None, "nearest": near, "off": round(off, 2),
                      "size": round(h.width / max(truth[near][2], 1.0), 2)})
     right = [k for k in kept if k["seat"] is not None]
     return {

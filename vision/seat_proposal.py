@@ -26,8 +26,8 @@ import numpy as np
 
 from vision.calibration import Calibration, CameraCalibration, Proposed, SeatRegion
 from vision.people import FoundHead, PeopleFinder
-from vision.table_model import (NAMED_MIN, Fit, Head, fit_candidates, fit_to_heads, predicted_heads, refit, same_seats,
-                                seat_boxes)
+from vision.table_model import (HEIGHT_RANGE, NAMED_MIN, Fit, Head, fit_candidates, fit_to_heads, predicted_heads,
+                                refit, same_seats, seat_boxes)
 from vision.zone_placement import ZonePlacement, place_zones
 
 # Heads in two frames closer than this (head widths) are the same player.
@@ -56,7 +56,6 @@ MAX_WORST_POSITION = 0.6       # ... the farthest (right fits: at most 0.46; tha
 MAX_SIZE_ERROR = 0.35          # median |log(found / predicted head width)|
 SPACING_RANGE = (0.45, 0.85)   # metres between seats
 MIN_GAP_OF_SPACING = 1.5       # the judge's gap, in seat spacings
-HEIGHT_RANGE = (0.5, 3.5)      # camera over the table top (m)
 MAX_RIVAL = 0.8                # the chosen fit's cost over another numbering's (1: as good)
 # A proposal the self-check doubts may be tried again with faces also looked for on denoised
 # copies of the frames (`vision.people.denoised`); the second replaces it only when confident.

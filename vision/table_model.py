@@ -256,12 +256,13 @@ def _residuals(p, size, exponent, heads: list[Head], pairs: list[tuple[int, int]
     return np.array(res)
 
 
-# A venue's camera is 0.5-3.5 m over the table top (vision.seat_proposal's
-# check refuses any fit outside that); searched a little past it, a fit
-# pinned at the bound still fails the check. Searched up to 8 m, an
-# impossible high camera could win over the possible one: check view 5813
-# (3.4 m over the floor) was fitted 5.4 m over the table, every seat wrong.
-MAX_HEIGHT_M = 4.0
+# A venue's camera over the table top (m): vision.seat_proposal's check refuses
+# any fit outside it. The search goes a little past it, so a fit pinned at the
+# bound still fails the check. Searched up to 8 m, an impossible high camera
+# could win over the possible one: check view 5813 (3.4 m over the floor) was
+# fitted 5.4 m over the table, every seat wrong.
+HEIGHT_RANGE = (0.5, 3.5)
+MAX_HEIGHT_M = HEIGHT_RANGE[1] + 0.5
 
 
 def _bounds(size: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
