@@ -25,7 +25,7 @@ from vision.pixel_features import crop_features
 
 class Model(str, Enum):
     POSE = "pose"
-    FACE = "face"          # face detection, short and full range
+    FACE = "face"          # face detection (short range, vision.people.face_detector)
     MESH = "mesh"          # face mesh with irises on the head window: the mask (vision.faces)
     HANDS = "hands"
 
@@ -37,7 +37,7 @@ ALL_MODELS = (Model.POSE, Model.FACE, Model.MESH, Model.HANDS)
 class Face:
     box: Box                  # frame px
     score: float
-    model: str                # "short" or "full"
+    model: str                # the detector: "short" (short range; stored records may say "full", always the same model)
     keypoints: np.ndarray     # (6, 2) frame px: eyes, nose, mouth, ears
 
 
@@ -128,8 +128,8 @@ class SeatLandmarker:
                 g = sol.pose.Pose(static_image_mode=static, model_complexity=1, smooth_landmarks=self.tracking,
                                   enable_segmentation=False, min_detection_confidence=conf)
             elif m is Model.FACE:
-                g = [("short", sol.face_detection.FaceDetection(0, conf)),
-                     ("full", sol.face_detection.FaceDetection(1, conf))]
+                from vision.people import face_detector
+                g = [("short", face_detector())]
             elif m is Model.MESH:
                 from vision.faces.mesh import HeadMesh
                 g = HeadMesh()

@@ -104,7 +104,6 @@ LANDMARK_ONLY_WITHIN = 0.6
 # clips, 396 detections within 0.8 head widths of a rendered head): as wide as
 # the box (median 0.99, quartiles 0.83-1.13), its centre 0.17 box widths above
 # the box's.
-FACE_MIN_SCORE = 0.5
 FACE_MIN_TILE_PX = 40
 FACE_MIN_TILE_SHARE = 0.07      # ... and not below this share of the frame's smaller side (CPU: a 1080p frame)
 FACE_SCALE_STEP = 1.4
@@ -311,7 +310,7 @@ class PeopleFinder:
             self._landmarks = SolutionBase(graph_config=text_format.Parse(
                 _LANDMARK_GRAPH, calculator_pb2.CalculatorGraphConfig()),
                 side_inputs={"model_complexity": 1, "enable_segmentation": False}, outputs=["landmarks"])
-            self._faces = mp_solutions().face_detection.FaceDetection(0, FACE_MIN_SCORE)
+            self._faces = face_detector()
             self._hands = mp_solutions().hands.Hands(static_image_mode=True, max_num_hands=4,
                                                      min_detection_confidence=0.5)
         self._first = True
@@ -556,6 +555,17 @@ def mp_solutions():
     """mediapipe's solutions package (imported late: it loads TensorFlow Lite)."""
     import mediapipe as mp
     return mp.solutions
+
+
+def face_detector():
+    """MediaPipe's short-range face detector (BlazeFace, trained on real faces).
+
+    Built with keywords: the solution's first argument is the score, not the
+    model, and the `FaceDetection(0, score)` and `FaceDetection(1, score)` pairs
+    that stood here ran the short-range model twice (the full-range one never
+    ran). It reports faces from a score of 0.5 whatever `min_detection_confidence`
+    says (in this wheel 0, 0.9 and 1 gave the same detections)."""
+    return mp_solutions().face_detection.FaceDetection(model_selection=0)
 
 
 def _rows_for(model: HeadScale, tile: int, h: int) -> tuple[float, float] | None:

@@ -36,9 +36,6 @@ from vision.tracks import MASK_STATES, Observed
 
 FORMAT = "mafvar-stills"
 VERSION = 1
-# face detection's least score for a person's face (MediaPipe's default is 0.5;
-# a dark band over the eyes lowers it)
-FACE_SCORE = 0.4
 # two detections overlapping this much (intersection over union) are one face
 SAME_FACE_IOU = 0.3
 # a hand belongs to the nearest face within this many face widths
@@ -116,11 +113,10 @@ class StillReader:
             read_hands(self.hands, blank)
 
     def faces(self, image: np.ndarray) -> list[tuple[Box, float]]:
-        """Face boxes (image px) and scores, from both detection ranges, merged."""
-        import mediapipe as mp
+        """Face boxes (image px) and scores (vision.people.face_detector), one per face."""
+        from vision.people import face_detector
         if self._faces is None:
-            sol = mp.solutions.face_detection
-            self._faces = [sol.FaceDetection(0, FACE_SCORE), sol.FaceDetection(1, FACE_SCORE)]
+            self._faces = [face_detector()]
         h, w = image.shape[:2]
         found: list[tuple[Box, float]] = []
         for det in self._faces:

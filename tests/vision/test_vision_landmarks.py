@@ -136,3 +136,19 @@ def test_a_head_read_on_a_real_hand_is_under_a_hand_and_a_real_face_is_not():
         frame = place(photos("5", 1)[0], 800, 300, 30)
         assert not finder.under_a_hand(frame, FoundHead(815, 315, 20, 3, 0.7))
         assert finder.calls["hands"] == 12
+
+
+def test_one_real_face_is_one_face_on_the_seat_crop():
+    """The face model reports a real face once, in frame px over the face. (Built
+    with positional arguments, the two detectors meant as short and full range
+    both ran the short-range model: every face came twice.)"""
+    from pathlib import Path
+
+    face = np.array(Image.open(Path(__file__).parent / "data" / "face_cc0.jpg").convert("RGB"))
+    frame = np.full((720, 1280, 3), 96, np.uint8)
+    frame[200:600, 500:800] = face
+    with SeatLandmarker(models=(Model.FACE,)) as lm:
+        out = lm.process(crop(frame, (450.0, 150.0, 850.0, 650.0)), seat=3)
+    assert len(out.faces) == 1
+    x0, y0, x1, y1 = out.faces[0].box
+    assert 500 <= (x0 + x1) / 2 <= 800 and 200 <= (y0 + y1) / 2 <= 600
