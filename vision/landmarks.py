@@ -37,7 +37,7 @@ ALL_MODELS = (Model.POSE, Model.FACE, Model.MESH, Model.HANDS)
 class Face:
     box: Box                  # frame px
     score: float
-    model: str                # the detector: "short" (short range; stored records may say "full", always the same model)
+    model: str                # "short" (records stored before session 32 also say "full": the same model)
     keypoints: np.ndarray     # (6, 2) frame px: eyes, nose, mouth, ears
 
 
@@ -129,7 +129,7 @@ class SeatLandmarker:
                                   enable_segmentation=False, min_detection_confidence=conf)
             elif m is Model.FACE:
                 from vision.people import face_detector
-                g = [("short", face_detector())]
+                g = face_detector()
             elif m is Model.MESH:
                 from vision.faces.mesh import HeadMesh
                 g = HeadMesh()
@@ -140,9 +140,8 @@ class SeatLandmarker:
         return self._built[m]
 
     def close(self) -> None:
-        for m, g in self._built.items():
-            for graph in ([f for _, f in g] if m is Model.FACE else [g]):
-                graph.close()
+        for g in self._built.values():
+            g.close()
         self._built.clear()
         if self._roi is not None:
             self._roi.close()
@@ -215,16 +214,13 @@ class SeatLandmarker:
 
         if Model.FACE in self.models and Model.FACE in want:
             c0 = time.process_time()
-            for name, fd in self._model(Model.FACE):
-                res = fd.process(img)
-                for d in res.detections or []:
-                    bb = d.location_data.relative_bounding_box
-                    corners = crop.normalized_to_frame(
-                        np.array([[bb.xmin, bb.ymin], [bb.xmin + bb.width, bb.ymin + bb.height]]))
-                    kps = crop.normalized_to_frame(np.array(
-                        [[k.x, k.y] for k in d.location_data.relative_keypoints], float))
-                    out.faces.append(Face(tuple(float(v) for v in corners.ravel()),
-                                          float(d.score[0]), name, kps))
+            for d in self._model(Model.FACE).process(img).detections or []:
+                bb = d.location_data.relative_bounding_box
+                corners = crop.normalized_to_frame(
+                    np.array([[bb.xmin, bb.ymin], [bb.xmin + bb.width, bb.ymin + bb.height]]))
+                kps = crop.normalized_to_frame(np.array(
+                    [[k.x, k.y] for k in d.location_data.relative_keypoints], float))
+                out.faces.append(Face(tuple(float(v) for v in corners.ravel()), float(d.score[0]), "short", kps))
             cpu[Model.FACE.value] = time.process_time() - c0
 
         mesh_features: dict[str, float] = {}

@@ -560,11 +560,9 @@ def mp_solutions():
 def face_detector():
     """MediaPipe's short-range face detector (BlazeFace, trained on real faces).
 
-    Built with keywords: the solution's first argument is the score, not the
-    model, and the `FaceDetection(0, score)` and `FaceDetection(1, score)` pairs
-    that stood here ran the short-range model twice (the full-range one never
-    ran). It reports faces from a score of 0.5 whatever `min_detection_confidence`
-    says (in this wheel 0, 0.9 and 1 gave the same detections)."""
+    By keyword: the solution's first positional argument is the score, not the
+    model. It reports faces from a score of 0.5 whatever `min_detection_confidence`
+    says (in this wheel 0, 0.9 and 1 give the same detections), so none is passed."""
     return mp_solutions().face_detection.FaceDetection(model_selection=0)
 
 

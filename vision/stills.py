@@ -95,7 +95,7 @@ class StillReader:
     """The models `read_still` needs, loaded once for many photos."""
 
     def __init__(self, quiet: bool = True) -> None:
-        self._faces: list[Any] | None = None
+        self._faces: Any = None
         self._pose: Any = None
         # MediaPipe's graphs print their TensorFlow Lite and absl start-up lines on
         # fd 2 when made and first run: every graph is made and run once here, on
@@ -116,15 +116,14 @@ class StillReader:
         """Face boxes (image px) and scores (vision.people.face_detector), one per face."""
         from vision.people import face_detector
         if self._faces is None:
-            self._faces = [face_detector()]
+            self._faces = face_detector()
         h, w = image.shape[:2]
         found: list[tuple[Box, float]] = []
-        for det in self._faces:
-            for d in det.process(image).detections or []:
-                bb = d.location_data.relative_bounding_box
-                box = (bb.xmin * w, bb.ymin * h, (bb.xmin + bb.width) * w, (bb.ymin + bb.height) * h)
-                if all(_iou(box, b) < SAME_FACE_IOU for b, _ in found):
-                    found.append((box, float(d.score[0])))
+        for d in self._faces.process(image).detections or []:
+            bb = d.location_data.relative_bounding_box
+            box = (bb.xmin * w, bb.ymin * h, (bb.xmin + bb.width) * w, (bb.ymin + bb.height) * h)
+            if all(_iou(box, b) < SAME_FACE_IOU for b, _ in found):
+                found.append((box, float(d.score[0])))
         return found
 
     def pose_box(self, image: np.ndarray) -> Box | None:
@@ -142,7 +141,7 @@ class StillReader:
         return (float(pts[:, 0].min()), float(pts[:, 1].min()), float(pts[:, 0].max()), float(pts[:, 1].max()))
 
     def close(self) -> None:
-        for g in [*(self._faces or []), self._pose]:
+        for g in (self._faces, self._pose):
             if g is not None:
                 g.close()
         self.seat.close()
