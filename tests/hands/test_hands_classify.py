@@ -206,3 +206,26 @@ def test_real_rows_do_not_depend_on_position_size_rotation_or_mirroring(keypoint
                 HandState.THUMB_UP, HandState.THUMB_DOWN, HandState.THUMB_OUT
             }
             assert other.confidence == pytest.approx(base.confidence, abs=1e-6)
+
+
+def test_a_thumb_read_with_bent_joints_is_up_when_its_tip_stands_over_the_fist():
+    """`mafvar hands` names a thumb-up fist's thumb by where it points; MediaPipe
+    bends the joints of small real thumbs, so a thumb leaning up whose tip is
+    the hand's top point, clear over the knuckles, is up (report.thumb_state)."""
+    from vision.hands.report import thumb_state
+
+    up = hand_image_landmarks(NONE, "up", base=UPRIGHT_SIDEWAYS)[:, :2]
+    assert thumb_state(up) is HandState.THUMB_UP
+    bent = up.copy()
+    palm = float(np.linalg.norm(up[9] - up[0]))
+    # the joints read 70 degrees off vertical, the tip where it was
+    bent[2] = up[4] + palm * np.array([-np.sin(np.radians(70)), np.cos(np.radians(70))]) * 0.9
+    bent[3] = (bent[2] + up[4]) / 2
+    assert thumb_state(bent) is HandState.THUMB_UP
+    # the same thumb lowered until its tip is barely over the knuckles stays "out"
+    low = bent.copy()
+    low[2:5, 1] += (up[[5, 9, 13, 17], 1].min() - 0.05 * palm) - bent[4, 1]
+    assert thumb_state(low) is HandState.THUMB_OUT
+    # a fist rolled onto its back points the thumb out, and upside down, down
+    assert thumb_state(hand_image_landmarks(NONE, "up", base=UPRIGHT_SIDEWAYS, roll=80)[:, :2]) is HandState.THUMB_OUT
+    assert thumb_state(hand_image_landmarks(NONE, "up", base=UPRIGHT_SIDEWAYS, roll=180)[:, :2]) is HandState.THUMB_DOWN

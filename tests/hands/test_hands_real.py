@@ -175,3 +175,18 @@ def test_skin_proposals_find_an_uncovered_hand_sized_blob_only():
     tiny = np.full((256, 256, 3), (40, 100, 60), np.uint8)
     tiny[100:104, 100:104] = (205, 150, 120)
     assert skin_proposals(tiny, []) == []
+
+
+def test_real_thumbs_up_read_with_bent_joints_are_up(detector):
+    """Two thumb-up photos of the HaGRID training half whose thumb MediaPipe
+    reads with its joints 67 and 83 degrees off vertical, the tip standing
+    over the fist: `mafvar hands` reads them thumb-up, not thumb-out."""
+    from vision.hands.report import read_hands
+
+    try:
+        train = {h.path.stem[:8]: h for h in list_hagrid(held_out=False) if h.cls == "like"}
+    except FileNotFoundError as exc:
+        pytest.skip(str(exc))
+    for stem in ("fe224930", "fe4bcf73"):
+        reports = read_hands(detector, load_rgb(str(train[stem].path)))
+        assert reports and reports[0].state.value == "thumb_up", (stem, [r.state.value for r in reports])
