@@ -310,13 +310,15 @@ class PeopleFinder:
             self._landmarks = SolutionBase(graph_config=text_format.Parse(
                 _LANDMARK_GRAPH, calculator_pb2.CalculatorGraphConfig()),
                 side_inputs={"model_complexity": 1, "enable_segmentation": False}, outputs=["landmarks"])
-            self._faces = face_detector()
+            # both of MediaPipe's face models: each finds players the other
+            # misses (tuning views, per head: scripts/eval_heads.py)
+            self._faces = (face_detector(), face_detector(full_range=True))
             self._hands = mp_solutions().hands.Hands(static_image_mode=True, max_num_hands=4,
                                                      min_detection_confidence=0.5)
         self._first = True
 
     def close(self) -> None:
-        for g in (self._detect, self._landmarks, self._faces, self._hands):
+        for g in (self._detect, self._landmarks, *self._faces, self._hands):
             g.close()
 
     def __enter__(self) -> "PeopleFinder":
@@ -426,9 +428,10 @@ class PeopleFinder:
         return False
 
     def find_faces(self, frame: np.ndarray) -> list[FoundHead]:
-        """Heads from the face detector on tiles of every scale (RGB frame, and its
-        `denoised` copy): a face found in at least `FACE_MIN_GROUP` different tiles;
-        centre and width from its boxes."""
+        """Heads from both face detectors on tiles of every scale (RGB frame, and its
+        `denoised` copy): a face found in at least `FACE_MIN_GROUP` different tiles
+        (by either model; a tile where both find it counts once); centre and width
+        from its boxes."""
         h, w = frame.shape[:2]
         boxes: list[FaceBox] = []
         images = [frame] + ([denoised(frame)] if self.denoise else [])
@@ -436,11 +439,14 @@ class PeopleFinder:
         while size >= max(FACE_MIN_TILE_PX, FACE_MIN_TILE_SHARE * min(w, h)):
             for (x0, y0, x1, y1), image in ((t, im) for t in tiles(w, h, size) for im in images):
                 crop = np.ascontiguousarray(image[y0:y1, x0:x1])
-                with quiet_native_stderr(self._first):
-                    res = self._faces.process(crop)
+                detections: list = []
+                for model in self._faces:
+                    # each model's first call logs from the native side
+                    with quiet_native_stderr(self._first):
+                        detections += model.process(crop).detections or []
+                    self.calls["faces"] += 1
                 self._first = False
-                self.calls["faces"] += 1
-                for d in res.detections or []:
+                for d in detections:
                     bb = d.location_data.relative_bounding_box
                     cx, cy = x0 + (bb.xmin + bb.width / 2) * size, y0 + (bb.ymin + bb.height / 2) * size
                     margin = 0.04 * size
@@ -557,13 +563,14 @@ def mp_solutions():
     return mp.solutions
 
 
-def face_detector():
-    """MediaPipe's short-range face detector (BlazeFace, trained on real faces).
+def face_detector(full_range: bool = False):
+    """MediaPipe's face detector (BlazeFace, trained on real faces): the
+    short-range model, or the full-range one (faces further off, smaller).
 
     By keyword: the solution's first positional argument is the score, not the
     model. It reports faces from a score of 0.5 whatever `min_detection_confidence`
     says (in this wheel 0, 0.9 and 1 give the same detections), so none is passed."""
-    return mp_solutions().face_detection.FaceDetection(model_selection=0)
+    return mp_solutions().face_detection.FaceDetection(model_selection=1 if full_range else 0)
 
 
 def _rows_for(model: HeadScale, tile: int, h: int) -> tuple[float, float] | None:
