@@ -115,8 +115,7 @@ def classify_hand(landmarks, up=IMAGE_UP, shape_model: ShapeModel | None = None)
 
     if not fingers.any():
         if thumb:
-            along = cosine(finger_direction(pts, THUMB[1:]), _up_vector(up, pts.shape[1]))
-            state = HandState.THUMB_UP if along > 0.5 else HandState.THUMB_DOWN if along < -0.5 else HandState.THUMB_OUT
+            state = thumb_pointing(thumb_along(pts, up))
         else:
             state = HandState.FIST
         conf = _pattern_confidence(ext, range(5))
@@ -129,6 +128,16 @@ def classify_hand(landmarks, up=IMAGE_UP, shape_model: ShapeModel | None = None)
     else:
         state, conf = HandState.COUNT, _pattern_confidence(ext, range(5))
     return HandClassification(state, count, conf, tuple(float(p) for p in ext))
+
+
+def thumb_along(pts: np.ndarray, up=IMAGE_UP) -> float:
+    """Cosine between the thumb (its first knuckle to its tip) and `up`."""
+    return cosine(finger_direction(pts, THUMB[1:]), _up_vector(up, pts.shape[1]))
+
+
+def thumb_pointing(along: float) -> HandState:
+    """A held-out thumb's state from `thumb_along`: up or down within 60 degrees, else out."""
+    return HandState.THUMB_UP if along > 0.5 else HandState.THUMB_DOWN if along < -0.5 else HandState.THUMB_OUT
 
 
 def count_fingers(landmarks) -> tuple[int, float]:
@@ -184,7 +193,7 @@ def upright_thumb_fist_score(landmarks, up=IMAGE_UP) -> float:
     ext = finger_extensions(pts)
     up_v = _up_vector(up, pts.shape[1])
     curled = float(np.prod(1.0 - ext[1:]))
-    thumb_up = cosine(finger_direction(pts, THUMB[1:]), up_v)
+    thumb_up = thumb_along(pts, up)
     knuckles_up = cosine(pts[INDEX[0]] - pts[PINKY[0]], up_v)
     return float(
         curled
@@ -239,5 +248,7 @@ __all__ = [
     "learned_extensions",
     "palm_flat",
     "shape_scores",
+    "thumb_along",
+    "thumb_pointing",
     "upright_thumb_fist_score",
 ]

@@ -22,16 +22,13 @@ import cv2
 import numpy as np
 
 from vision.calibration import Box
+from vision.hands.fingers import palm_length
 
 # MediaPipe's hand skeleton (landmark index pairs)
 BONES = ((0, 1), (1, 2), (2, 3), (3, 4), (0, 5), (5, 6), (6, 7), (7, 8), (5, 9), (9, 10), (10, 11), (11, 12),
          (9, 13), (13, 14), (14, 15), (15, 16), (13, 17), (0, 17), (17, 18), (18, 19), (19, 20))
 # wrist to middle knuckle, frame px, of a hand seen by a 720p table camera
 PALM_PX = (18.0, 30.0)
-
-
-def palm_length(landmarks: np.ndarray) -> float:
-    return float(np.linalg.norm(landmarks[9, :2] - landmarks[0, :2]))
 
 
 def cut_out(image_rgb: np.ndarray, landmarks: np.ndarray, iterations: int = 4) -> np.ndarray:

@@ -64,6 +64,11 @@ def cosine(u: np.ndarray, v: np.ndarray) -> float:
     return float(np.dot(u, v) / (nu * nv))
 
 
+def palm_length(landmarks: np.ndarray) -> float:
+    """Wrist to middle knuckle in the image plane (the landmarks' first two axes)."""
+    return float(np.linalg.norm(landmarks[MIDDLE[0], :2] - landmarks[WRIST, :2]))
+
+
 def palm_scale(pts: np.ndarray) -> float:
     """A hand size that survives side views.
 

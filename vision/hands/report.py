@@ -5,9 +5,16 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from vision.hands.classify import SHAPE_FAMILIES, HandClassification, HandState, classify_hand
+from vision.hands.classify import (
+    SHAPE_FAMILIES,
+    HandClassification,
+    HandState,
+    classify_hand,
+    thumb_along,
+    thumb_pointing,
+)
 from vision.hands.detector import HandDetector, HandObservation
-from vision.hands.fingers import THUMB, cosine, finger_direction
+from vision.hands.fingers import LONG_FINGERS, THUMB, palm_length
 from vision.hands.forms import form_probabilities, hand_form
 
 
@@ -73,7 +80,7 @@ def _family(state: HandState) -> HandState | None:
 
 def _state_of_form(form: str, pts: np.ndarray, rules: HandClassification) -> tuple[HandState, int]:
     """The state (and the count that goes with it) of a form; a thumb held out
-    is named by where it points (the rules' direction test)."""
+    is named by where it points (thumb_state)."""
     if form == "thumb_up":
         return thumb_state(pts), 1
     state = _FORM_STATE[form]
@@ -93,20 +100,17 @@ def thumb_state(pts: np.ndarray) -> HandState:
     """Where a held-out thumb points, in image pixels (y down): up within 60
     degrees, down, or out. On small real photos MediaPipe often bends the
     thumb's joints of a thumb held up (3 of the 30 thumb-up photos of the
-    HaGRID training half read "out", two of them with the joints leaning 67 and 83 degrees off
-    while the tip stood clear over the fist), so a thumb leaning up whose
-    tip is the hand's top point, above every knuckle, counts as up too."""
-    up = np.array([0.0, -1.0, 0.0][: pts.shape[1]])
-    along = cosine(finger_direction(pts, THUMB[1:]), up)
-    if along > 0.5:
-        return HandState.THUMB_UP
-    if along < -0.5:
-        return HandState.THUMB_DOWN
-    palm = max(float(np.linalg.norm(pts[9, :2] - pts[0, :2])), 1e-6)
-    over = (float(pts[[5, 9, 13, 17], 1].min()) - float(pts[4, 1])) / palm
-    if along > 0.0 and pts[4, 1] <= pts[:, 1].min() and over >= TIP_OVER_KNUCKLES:
-        return HandState.THUMB_UP
-    return HandState.THUMB_OUT
+    HaGRID training half read "out", two of them with the joints leaning 67
+    and 83 degrees off while the tip stood clear over the fist), so a thumb
+    leaning up whose tip is the hand's top point, above every knuckle,
+    counts as up too."""
+    along = thumb_along(pts)
+    state = thumb_pointing(along)
+    if state is not HandState.THUMB_OUT or along <= 0.0:
+        return state
+    tip = pts[THUMB[-1], 1]
+    over = (min(pts[f[0], 1] for f in LONG_FINGERS) - tip) / max(palm_length(pts), 1e-6)
+    return HandState.THUMB_UP if tip <= pts[:, 1].min() and over >= TIP_OVER_KNUCKLES else state
 
 
 def read_hands(detector: HandDetector, image: np.ndarray) -> list[HandReport]:
@@ -145,5 +149,5 @@ def _unmirror(h: HandObservation, width: int) -> HandObservation:
 
 def _same_hand(a: np.ndarray, b: np.ndarray) -> bool:
     """Two readings of one hand: wrists within half a palm length."""
-    palm = max(float(np.linalg.norm(a[9, :2] - a[0, :2])), 1.0)
+    palm = max(palm_length(a), 1.0)
     return float(np.linalg.norm(a[0, :2] - b[0, :2])) < 0.5 * palm
