@@ -20,7 +20,7 @@ from engine.protocol import ProtocolError, load_protocol
 from engine.replay import replay
 from engine.timeline import Kind, build_timeline
 from vision.calibration import Calibration, SeatRegion, Verdict, calibration_verdict, save_calibration
-from vision.video import Frame, VideoError, open_video, probe
+from vision.video import Frame, VideoError, not_a_recording, open_video, probe
 
 from .workspace import GameWorkspace, WorkspaceError
 
@@ -129,6 +129,9 @@ def propose_for_game(game_dir: str | Path, n_frames: int = FRAMES,
         raise CalibrateError(str(exc)) from None
     if not info.duration or info.duration <= 0:
         raise CalibrateError(f"{video}: no duration in the file; cannot choose day frames")
+    why = not_a_recording(info)
+    if why:
+        raise CalibrateError(f"{video}: {why}; no calibration written")
     frames = day_frames(ws, video, info.duration, n_frames)
     images = [f.image for f in frames]
     if heads is not None:

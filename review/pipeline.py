@@ -26,7 +26,7 @@ from engine.timeline import Interval, Kind, build_timeline, timeline_to_json
 from vision.calibration import Calibration
 from vision.store import ObservationStore
 from vision.tracks import FrameState, Observed, Track, build_tracks
-from vision.video import VideoError, VideoInfo, probe
+from vision.video import VideoError, VideoInfo, not_a_recording, probe
 
 from .align import Mark, align, audio_marks, check_marks, music_marks, speech_marks, video_marks
 from .atomic_write import write_json_atomic
@@ -145,6 +145,9 @@ def load_game(game_dir: str | Path) -> Game:
         info = probe(video)
     except VideoError as exc:
         raise AnalysisError(str(exc)) from exc
+    why = not_a_recording(info)
+    if why:
+        raise AnalysisError(f"{video}: {why}; nothing was analysed")
     require_readable_end(video, info)
     checked = workspace_verdict(ws, (info.width, info.height))
     if not checked.usable or checked.calibration is None or checked.camera is None:
@@ -565,7 +568,7 @@ def _after_align(game: Game, tracks, frames, alignment, marks, has_times: bool, 
     incidents = fit.keep(incidents, alignment.intervals)
     write_json_atomic(ws.analysis_dir / RECORD_FIT_FILE, fit.to_json())
     stats.record_fit = fit.summary()
-    if not fit.fits or fit.withheld:
+    if not fit.fits or fit.withheld or not fit.marks_expected:
         stats.warnings.append(fit.message)
     incidents = with_placement(incidents, alignment, {iv.key for iv in game.timeline if iv.t0 is None})
     stats.wall["checks"] = time.perf_counter() - t0

@@ -132,6 +132,11 @@ class RecordFit:
         if self.unplaced:
             return (f"{found}{ballots}. {len(self.unplaced)} of {len(self.placed)} phases could not be "
                     f"placed; no foul is raised there ({len(self.withheld)} withheld).{uncalled}")
+        if not self.marks_expected and agreement is None:
+            # nothing compared (a clip that ends before the record's first mark): not a fit
+            return ("No nightfall, morning or vote call of the record falls within the recording, so "
+                    "whether the record and the video are of the same game could not be checked."
+                    f"{uncalled}")
         return f"The record fits the recording: {found}{ballots}."
 
     def to_json(self) -> dict:

@@ -218,6 +218,23 @@ def probe(path: str | Path) -> VideoInfo:
     return info
 
 
+# A file shorter than this holds no phase of a game: a still image, or a clip
+# of a frame or two (a camera stopped at once, a thumbnail exported by mistake).
+MIN_RECORDING_S = 1.0
+
+
+def not_a_recording(info: VideoInfo) -> str | None:
+    """Why a probed file cannot be the recording of a game, or None. FFmpeg
+    opens a PNG or JPEG as a one-frame video, so probing alone accepts one."""
+    if info.container.endswith("_pipe") or info.container.startswith("image2"):
+        return f"a still image ({info.codec}), not a video recording"
+    if info.duration < MIN_RECORDING_S:
+        frames = max(info.frame_count, 1)
+        return (f"{info.duration:.2f} s long ({frames} frame{'' if frames == 1 else 's'}): "
+                f"too short to be the recording of a game")
+    return None
+
+
 # --- frames ---------------------------------------------------------------
 
 def output_size(src: tuple[int, int], max_side: int | None) -> tuple[int, int]:

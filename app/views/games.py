@@ -71,7 +71,8 @@ if path:
 
         fit = read_record_fit(game.ws)
         if fit is not None:
-            (st.success if fit.get("fits") and not fit.get("withheld") else
+            # a fit with nothing compared (no mark of the record in the video) is not a success
+            (st.success if fit.get("fits") and not fit.get("withheld") and fit.get("marks_expected") else
              st.warning if fit.get("fits") else st.error)(fit.get("message", ""))
         checked = workspace_verdict(game.ws)
         if not checked.usable:

@@ -91,3 +91,33 @@ def test_analyze_on_a_truncated_recording_is_one_line_and_exit_2(game, tmp_path,
     else:
         assert "not a readable video" in last
     assert not (ws / "analysis" / "incidents.json").exists()
+
+
+def _still(path: Path, kind: str) -> Path:
+    """A real file FFmpeg opens as a one-frame video: a PNG (named .mp4, as a
+    user's mistake would name it) or an H.264 MP4 of a single frame."""
+    src = ["-f", "lavfi", "-i", "testsrc2=size=640x360:rate=25:duration=1"]
+    out = ["-frames:v", "1"] + (["-c:v", "png", "-f", "image2"] if kind == "png" else
+                                ["-c:v", "libx264", "-pix_fmt", "yuv420p"])
+    subprocess.run([imageio_ffmpeg.get_ffmpeg_exe(), "-v", "error", "-y", *src, *out, str(path)], check=True)
+    return path
+
+
+@pytest.mark.parametrize("kind,why", [("png", "a still image (png), not a video recording"),
+                                      ("frame", "0.04 s long (1 frame): too short to be the recording")])
+def test_a_still_image_is_refused_by_analyze_and_calibrate_with_nothing_written(game, tmp_path, kind, why):
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    shutil.copy(game / "protocol.json", ws / "protocol.json")
+    _still(ws / "video.mp4", kind)
+    code, _, err = run(["calibrate", str(ws)])
+    assert code == 2, err
+    last = err.strip().splitlines()[-1]
+    assert last.startswith("mafvar calibrate: error: ") and "video.mp4" in last and why in last, last
+    assert not (ws / "calibration.json").exists()
+    shutil.copy(game / "calibration.json", ws / "calibration.json")
+    code, _, err = run(["analyze", str(ws)])
+    assert code == 2, err
+    last = err.strip().splitlines()[-1]
+    assert last.startswith("mafvar analyze: error: ") and why in last and "nothing was analysed" in last, last
+    assert not (ws / "analysis" / "incidents.json").exists()

@@ -35,6 +35,13 @@ def test_ballots_seen_decide_whether_the_record_fits():
     assert RecordFit(8, 7, [call("r0.vote.p0.c9", [2, 5], [1, 3])], {}).ballot_agreement is None
 
 
+def test_a_recording_with_no_mark_of_the_record_is_not_called_a_fit():
+    # a clip that ends before the record's first nightfall: nothing was compared
+    empty = RecordFit(0, 0, [], {})
+    assert "could not be checked" in empty.message and "fits the recording" not in empty.message
+    assert "fits the recording" in RecordFit(8, 8, [], {}).message
+
+
 def _interval(kind, key, t0, t1, event=None):
     return Interval(kind, key, key, int(key.split(".")[0][1:]), t0, t1, event)
 
