@@ -54,7 +54,7 @@ def parse_clause(clause: str, profile: Profile) -> ClauseRef:
     text = clause.strip()
     code, _, rest = text.partition(" ")
     if not rest or code not in books_of_code():
-        if re.fullmatch(r"[0-9][0-9.]*[a-z]?|L\d+", text):
+        if re.fullmatch(r"[0-9][0-9.]*[a-z]?|[LR]\d+", text):
             return ClauseRef(profile.code, None, (text,), clause)
         return ClauseRef("", None, (), clause)
     book = None
@@ -98,6 +98,22 @@ def split_clause(clause: str, profile: Profile) -> tuple[str, str]:
     return (ref.code or profile.code, ref.numbers[0] if ref.numbers else clause.strip())
 
 
+# 002's unnumbered paragraphs as rules-spec §0 names them (¶Night), each found by a phrase of its own
+PARAGRAPHS = {"Tie": "receive an equal", "Night": 'announces, "Night,"',
+              "Day2": "Player 2 starts discussion", "Win": '"CITIZENS" win'}
+
+
+def _listed_rule(lines: tuple[str, ...], n: int) -> str | None:
+    """Item `n` of the book's last list numbered from 1: rules-spec §0 cites 002's
+    conduct list, which restarts the numbering after the game's description,
+    as R1-R18 ("R12": its item "12. ...")."""
+    starts = [i for i, line in enumerate(lines) if re.match(r"^\s*1\.\s", line)]
+    if not starts:
+        return None
+    item = re.compile(r"^\s*" + str(n) + r"\.\s")
+    return next((line.strip() for line in lines[starts[-1]:] if item.match(line)), None)
+
+
 def clause_text(clause: str, profile: Profile) -> str | None:
     """The paragraph of `clause` (its first number) in its rulebook, or None if not found."""
     if not clause:
@@ -108,11 +124,16 @@ def clause_text(clause: str, profile: Profile) -> str | None:
     ref = parse_clause(clause, profile)
     if not ref.code or not ref.numbers:
         return None
+    # "2.4.12 (001 wording)": that book's paragraph; "6.5-6.6", "L32-33": the first of a range
+    first = ref.numbers[0]
+    wording = re.search(r"\((\d{3}) wording\)", first)
+    number = re.split(r"[\s(]|(?<=\d)-", first, maxsplit=1)[0]
     # "2.4.15c": a part of 2.4.15 (the paragraph is quoted whole)
-    number = re.sub(r"(?<=\d)[a-z]$", "", ref.numbers[0])
+    number = re.sub(r"(?<=\d)[a-z]$", "", number)
     books = books_of_code().get(ref.code, ())
-    if ref.book is not None:
-        books = (ref.book,) + tuple(b for b in books if b != ref.book)
+    for named in (ref.book, wording.group(1) if wording else None):
+        if named is not None:
+            books = (named,) + tuple(b for b in books if b != named)
     for prefix in books:
         lines = _book_lines(prefix, str(folder))
         if not lines:
@@ -121,6 +142,15 @@ def clause_text(clause: str, profile: Profile) -> str | None:
         if line_ref:
             n = int(line_ref.group(1))
             return lines[n - 1].strip() if 0 < n <= len(lines) else None
+        rule_ref = re.fullmatch(r"R(\d+)", number)
+        if rule_ref:
+            return _listed_rule(lines, int(rule_ref.group(1)))
+        if number.startswith("¶"):
+            phrase = PARAGRAPHS.get(number[1:])
+            found = next((line.strip() for line in lines if phrase and phrase in line), None)
+            if found:
+                return found
+            continue
         pattern = re.compile(r"^\s*(?:[-•*]\s*)?" + re.escape(number) + r"\.?(?:\s|$|[A-ZА-Я])")
         for line in lines:
             if pattern.match(line):

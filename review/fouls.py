@@ -71,9 +71,11 @@ class FoulSpec:
     from_recount: bool = False                # a recount flag of the same name
 
     def cite(self, profile: Profile) -> Citation:
-        """(clause, sanction) under the profile, never empty for a player's foul."""
+        """(clause, sanction) under the profile, never empty for a player's foul; a
+        judge's error (no violation) cites the rule that says what may follow, if any."""
         if self.violation is None:
-            return "", ""
+            found = self.clauses.get(profile.code)
+            return (f"{profile.code} {found[0]}", found[1]) if found else ("", "")
         entry = self.clauses.get(profile.code)
         if entry is None:
             return (f"rules-spec §3 {self.violation} ({profile.code}: no clause)",
@@ -174,7 +176,11 @@ FOULS: tuple[FoulSpec, ...] = (
         checks=("check_day_behaviour",), window=(Kind.VOTING,),
         evidence=(S.POINTING, S.FINGERS_SHOWN, S.HAND_RAISED)),
     # not a player's violation: the judge's count against the recount (§4.2)
-    FoulSpec(T.MISCOUNT, None, "The judge's announced count differs from the recount", _c(),
+    # the clause a chief judge rules an appeal on: when the video may correct the result (§4.2)
+    FoulSpec(T.MISCOUNT, None, "The judge's announced count differs from the recount", _c(
+        MC=("001 4.20.2", "the result may be changed without a replay if the correction decides the game"),
+        CC=("002 R17", "video review on protest; the game may be annulled and replayed"),
+        SM=("003 6.6", "the judge may settle it from the video (votes within 1.5 s count)"), RU=None),
          checks=("vote_incidents",), window=(Kind.VOTE_CALL,)),
     # the engine's protocol-only audit findings (judge errors)
     FoulSpec(T.PROTOCOL_AUDIT, None, "A judge error visible from the protocol alone", _c(),

@@ -59,10 +59,19 @@ def _draw(cam: CameraRegions, frame, bad=(), show_zones: bool = False, seen: dic
     boxes = cam.zones if show_zones else cam.boxes
     st.image(draw_seats(frame, boxes, invalid=bad, highlight=[st.session_state.get("cal_seat", 1)]),
              caption=f"Camera {cam.camera}: seat {'table zones' if show_zones else 'body regions'}, numbered "
-                     "clockwise from the judge's left (red = a refused seat)"
-                     + ("" if seen is None else "; seats whose player was not found are placed by the "
-                        "table's shape: " + (", ".join(str(s) for s, ok in sorted(seen.items()) if not ok) or "none")),
+                     "clockwise from the judge's left (red = a refused seat)" + _unseen_note(seen),
              width="stretch")
+
+
+def _unseen_note(seen: dict | None) -> str:
+    """The caption's word on seats placed without their player found."""
+    if seen is None:
+        return ""
+    unseen = [str(s) for s, ok in sorted(seen.items()) if not ok]
+    if not unseen:
+        return "; every seat's player was found"
+    return (f"; seat{'s' if len(unseen) > 1 else ''} {', '.join(unseen)}: the player was not found, "
+            "placed by the table's shape")
 
 
 def _renumber_controls(prefix: str, on_change) -> None:

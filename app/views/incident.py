@@ -36,10 +36,13 @@ inc = game.incident(current)
 assert inc is not None
 
 st.subheader(f"{inc.type.value.replace('_', ' ')} · {who(inc)} · {clock(inc.t0)}–{clock(inc.t1)}")
-m1, m2, m3 = st.columns(3)
-m1.metric("Impact", IMPACT_LABEL[inc.impact.rank])
-m2.metric("Confidence", f"{inc.confidence:.0%}")
-m3.metric("Clause", clause_label(inc.clause, game.profile) if inc.clause else "—")
+# st.metric cuts a long value to one line ("no effect on the o…"): these wrap instead
+for col, (name, value) in zip(st.columns([2, 1, 2]), (
+        ("Impact", IMPACT_LABEL[inc.impact.rank]),
+        ("Confidence", f"{inc.confidence:.0%}"),
+        ("Clause", clause_label(inc.clause, game.profile) if inc.clause else "—"))):
+    col.caption(name)
+    col.markdown(f"**{value}**")
 if inc.impact.summary:
     st.markdown(f"**Impact:** {inc.impact.summary}")
 if inc.sanction:

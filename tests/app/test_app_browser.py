@@ -114,7 +114,13 @@ def assert_clean(page, where: str) -> None:
 
 
 def shot(page, name: str) -> None:
+    """A screenshot of the page once drawn: widgets still loading show as blank
+    grey skeletons, which made the saved pages look broken to a reviewer."""
     SHOTS.mkdir(parents=True, exist_ok=True)
+    try:
+        page.wait_for_function("() => !document.querySelector(\"[data-testid='stSkeleton']\")", timeout=15_000)
+    except Exception:  # a page that never settles is still worth its picture
+        pass
     page.screenshot(path=str(SHOTS / f"{name}.png"))
 
 

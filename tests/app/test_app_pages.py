@@ -164,6 +164,17 @@ def test_incident_view_shows_the_rule_text_of_the_profile(game):
     assert "2.4.14" in texts(at) and "vote" in texts(at).lower()
 
 
+def test_incident_headline_shows_impact_confidence_and_clause_in_full(game):
+    # st.metric cut "changes the result" and "MC 2.4.14 (...)" to one line with an ellipsis
+    at = app_on("incident", game)
+    no_exceptions(at)
+    assert not at.metric, "the incident's headline values are not st.metric (it truncates them)"
+    shown = [m.value for m in at.markdown]
+    assert "**changes the result**" in shown          # the first incident: the miscount
+    assert any(v.startswith("**MC 2.4.14") for v in shown), shown
+    assert "**80%**" in shown
+
+
 def _file_appeal(at, grounds, minutes_after):
     end = datetime(2026, 11, 1, 20, 0, tzinfo=timezone.utc)
     filed = end + timedelta(minutes=minutes_after)

@@ -39,7 +39,11 @@ def test_the_recount_flags_are_declared_fouls():
 def test_citations_follow_the_profile_code():
     mc = get_profile()
     assert FOUL_OF[IncidentType.MASK_LATE].cite(mc) == ("MC 000 4.3.10", "foul")
-    assert FOUL_OF[IncidentType.MISCOUNT].cite(mc) == ("", "")
+    # a judge's miscount cites the rule an appeal is ruled on, where the rulebook has one
+    assert FOUL_OF[IncidentType.MISCOUNT].cite(mc)[0] == "MC 001 4.20.2"
+    assert FOUL_OF[IncidentType.PROTOCOL_AUDIT].cite(mc) == ("", "")
+    ru = next(p for p in all_profiles() if p.code == "RU")
+    assert FOUL_OF[IncidentType.MISCOUNT].cite(ru) == ("", "")
     for profile in all_profiles():
         for foul in FOULS:
             clause, sanction = foul.cite(profile)
