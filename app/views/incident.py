@@ -9,6 +9,7 @@ from app.player import can_inline, player_html
 from app.rule_text import RULEBOOKS_ENV, clause_label, clause_text
 from app.seat_regions import CalibrationError, regions_for
 from app.ui import INCIDENT_KEY, passphrase, require_game, require_reviewer, reviewer, store
+from review.fouls import FOUL_OF
 from review.incidents import EvidenceKind, sort_by_priority
 from vision.drawing import draw_hand_landmarks
 
@@ -46,7 +47,9 @@ for col, (name, value) in zip(st.columns([2, 1, 2]), (
 if inc.impact.summary:
     st.markdown(f"**Impact:** {inc.impact.summary}")
 if inc.sanction:
-    st.markdown(f"**Suggested sanction:** {inc.sanction}")
+    # a judge's error (a miscount) is no player's foul: its rule says what may follow, not a sanction
+    judges = inc.type in FOUL_OF and FOUL_OF[inc.type].violation is None
+    st.markdown(f"**{'What the rules allow' if judges else 'Suggested sanction'}:** {inc.sanction}")
 st.caption(f"Phase: {inc.phase.label} · id `{inc.id}` · source {inc.source.value}")
 if inc.placement and inc.placement.get("inferred"):
     st.info(placement_note(inc.placement))
