@@ -204,9 +204,10 @@ def zone_note(r: SeatRegion) -> str:
     judged = judged_windows(r)
     where = ("on the table's edge seen in the frames" if p is not None and p.zone_from == "table_edge" else
              "drawn by hand" if p is not None and p.zone_from == "hand" else "by the table model alone")
-    err = "" if p is None or p.zone_error_px is None else f" (may be off by {p.zone_error_px:.0f} px)"
+    err = "" if p is None or p.zone_error_px is None else f" (within about {max(p.zone_error_px, 1.0):.0f} px)"
     if judged["body"]:
-        return f"zone {where}{err}; not judged at all: its player was not found (place its head, or draw the seat, to judge it)"
+        # where its zone lies does not matter then: nothing of the seat is judged
+        return "its player was not found: nothing is judged on this seat (place its head, or draw the seat, to judge it)"
     if judged["zone"]:
         return f"zone {where}{err}; its votes are not judged (draw the zone to judge them)"
     return f"zone {where}{err}"

@@ -36,7 +36,8 @@ from .incidents import save_incidents
 from .plan import coarse_schedule, plan_schedule, schedule_seconds
 from .progress import UNIT_COSTS, ProgressReport, RunProgress
 from .record_fit import FILE as RECORD_FIT_FILE, RecordFit, measure_fit
-from .recount import NOT_PLACED, RECORD_NOT_FIT, CallRecount, Placement, recount, with_open_calls
+from .recount import (NOT_IN_VIDEO, NOT_PLACED, RECORD_NOT_FIT, CallRecount, Placement, calls_outside, recount,
+                      with_open_calls)
 from .venues import ModelChoice, VenueError, choose, of_game, read_json
 from .view import Abstention, abstentions, placement_doubts, unseen_cells, withhold
 from .workspace import GameWorkspace, WorkspaceError
@@ -539,6 +540,8 @@ def _after_align(game: Game, tracks, frames, alignment, marks, has_times: bool, 
     # guess says nothing of the call, so its cells are open, not recounted
     open_cells = with_open_calls(alignment.intervals, unseen_cells(alignment.intervals, unseen),
                                  doubted_calls(alignment), NOT_PLACED)
+    open_cells = with_open_calls(alignment.intervals, open_cells,
+                                 calls_outside(alignment.intervals, game.info.duration), NOT_IN_VIDEO)
 
     def recounted(cells) -> list[CallRecount]:
         out = recount(alignment.intervals, placements, game.replay.profile, cells)

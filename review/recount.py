@@ -275,6 +275,24 @@ def recount(intervals: list[Interval], placements: Mapping[int, list[Placement]]
 
 NOT_PLACED = "call_not_placed"
 RECORD_NOT_FIT = "record_does_not_fit"
+NOT_IN_VIDEO = "not_in_the_video"
+
+
+def calls_outside(intervals: Iterable[Interval], duration: float) -> list[str]:
+    """The vote calls whose window the recording does not hold from the call to its
+    close (it starts later or ends earlier): no fist can be seen there, and "no
+    fist" would make every seat a default vote for the last candidate and a
+    miscount of it (a record running past a recording cut short gave one, at
+    100 %, changing who leaves)."""
+    out = []
+    for iv in intervals:
+        if iv.kind not in (Kind.VOTE_CALL, Kind.RAISE_VOTE) or iv.t0 is None:
+            continue
+        close = iv.details.get("window_close")
+        end = close if close is not None else (iv.t1 if iv.t1 is not None else iv.t0)
+        if iv.t0 < 0.0 or end > duration:
+            out.append(iv.key)
+    return out
 
 
 def _with_unplaced(calls: list[Interval], unseen: Mapping[str, Mapping[int, tuple[str, ...]]]

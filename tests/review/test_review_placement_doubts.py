@@ -100,3 +100,16 @@ def test_no_seat_of_a_proposal_accepted_as_a_guess_is_judged_until_drawn():
     assert placement_doubts(seats(s1=guess)) == {(1, w): Blind.PLACED for w in ("head", "zone", "body")}
     drawn = guess.by_hand("body")
     assert placement_doubts(seats(s1=drawn)) == {}
+
+
+def test_the_calibration_note_of_a_seat_whose_player_was_not_found_says_only_that():
+    from review.calibrate import zone_note
+    from vision.calibration import Proposed, SeatRegion
+
+    seen = SeatRegion(body=(0, 0, 100, 200), table_zone=(10, 150, 90, 190), head=(50, 30, 30),
+                      proposed=Proposed(seen=True, zone_from="table_edge", zone_error_px=0.6))
+    unseen = SeatRegion(body=(0, 0, 100, 200), table_zone=(10, 150, 90, 190), head=(50, 30, 30),
+                        proposed=Proposed(seen=False, zone_from="table_edge", zone_error_px=0.6))
+    assert zone_note(seen) == "zone on the table's edge seen in the frames (within about 1 px)"
+    note = zone_note(unseen)
+    assert note.startswith("its player was not found: nothing is judged on this seat") and "px" not in note

@@ -197,3 +197,38 @@ def test_calls_the_alignment_could_not_place_are_open_not_counted_as_no_votes():
           for iv in build_timeline(p, rep)]
     rc = recount(tl, {s: [fist(s, 61.4)] for s in (1, 2, 3, 4, 6)}, rep.profile)
     assert [(c.recount, c.differs) for c in rc] == [(5, True), (4, True)]
+
+
+def test_calls_the_recording_does_not_hold_are_open_not_counted_as_no_votes():
+    # A record running past a recording cut short: the calls after its end held no
+    # fist, every seat became a default for the last candidate and a miscount was
+    # raised at 100 % that changed who leaves; their cells are open instead
+    from dataclasses import replace
+
+    from review.recount import NOT_IN_VIDEO, calls_outside, with_open_calls
+    p = protocol(4, 3)
+    rep = replay(p)
+    tl = build_timeline(p, rep)
+    fists = {s: [fist(s, 61.4)] for s in (1, 2, 3, 6)}
+    assert calls_outside(tl, 200.0) == []
+    # the video ends at 59.5 s, before the pass's first call: no cell of it is seen
+    outside = calls_outside(tl, 59.5)
+    assert [k.rsplit(".", 1)[1] for k in outside] == ["c5", "c7"]
+    rc = recount(tl, {}, rep.profile, with_open_calls(tl, {}, outside, NOT_IN_VIDEO))
+    assert [(c.recount, c.differs) for c in rc] == [(0, False), (0, False)]
+    assert all(set(c.unverified) == set(c.eligible) for c in rc)
+    assert dict(rc[1].unverified)[5] == (NOT_IN_VIDEO,)
+    # without it every seat is a default for 7 (9 against an announced 3): the false miscount
+    rc = recount(tl, {}, rep.profile)
+    assert (rc[1].recount, rc[1].differs) == (9, True)
+    # it ends at 63 s, after the first call's window (closes 62.5 s): only the last call is
+    # not held, and under MC its cells are decided by the first (the non-voters' defaults)
+    outside = calls_outside(tl, 63.0)
+    assert [k.rsplit(".", 1)[1] for k in outside] == ["c7"]
+    rc = recount(tl, fists, rep.profile, with_open_calls(tl, {}, outside, NOT_IN_VIDEO))
+    assert [c.recount for c in rc] == [4, 5]
+    # a recording that starts after the first call (61 s into the record) does not hold it
+    shifted = [replace(iv, t0=None if iv.t0 is None else iv.t0 - 61.0, t1=None if iv.t1 is None else iv.t1 - 61.0,
+                       details={k: (v - 61.0 if k in ("window_open", "window_close") and v is not None else v)
+                                for k, v in iv.details.items()}) for iv in tl]
+    assert [k.rsplit(".", 1)[1] for k in calls_outside(shifted, 200.0)] == ["c5"]
