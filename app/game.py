@@ -117,6 +117,22 @@ def read_record_fit(ws: GameWorkspace) -> dict[str, Any] | None:
     return doc if isinstance(doc, dict) and doc.get("format") == FORMAT else None
 
 
+def read_analysis_warnings(ws: GameWorkspace, record_fit: dict[str, Any] | None = None) -> list[str]:
+    """What the last analysis warned of on the terminal (analysis/stats.json), less what
+    the page shows already: the record fit's message and the calibration's lines."""
+    import json
+
+    try:
+        doc = json.loads(ws.stats_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    lines = doc.get("warnings") if isinstance(doc, dict) else None
+    if not isinstance(lines, list):
+        return []
+    shown = {record_fit.get("message")} if record_fit else set()
+    return [str(w) for w in lines if w not in shown and not str(w).startswith("calibration.json:")]
+
+
 def find_games(roots: Iterable[str | os.PathLike[str]]) -> list[Path]:
     """Game folders among `roots`: each root is a game, or a folder holding games."""
     found: list[Path] = []

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from app.game import GameLoadError, find_games, load_game, read_record_fit, roots_from_env
+from app.game import GameLoadError, find_games, load_game, read_analysis_warnings, read_record_fit, roots_from_env
 from app.ui import PAGE_FILES, current_game_dir, open_game
 from app.venue_choice import venue_picker
 from app.uploads import ProtocolKind, Upload, UploadRefused, create_workspace, size_limit
@@ -74,6 +74,11 @@ if path:
             # a fit with nothing compared (no mark of the record in the video) is not a success
             (st.success if fit.get("fits") and not fit.get("withheld") and fit.get("marks_expected") else
              st.warning if fit.get("fits") else st.error)(fit.get("message", ""))
+        if state.analysed:
+            # what the terminal said too: a recording shorter than the record, marks not found
+            warned = read_analysis_warnings(game.ws, fit)
+            if warned:
+                st.warning("The last analysis warned:  \n" + "  \n".join(f"• {w}" for w in warned))
         checked = workspace_verdict(game.ws)
         if not checked.usable:
             st.error(("The analysis shown was made with an earlier calibration. " if state.analysed else "")

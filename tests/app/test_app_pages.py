@@ -66,6 +66,23 @@ def test_games_page_shows_the_analysis_state(game):
     assert any("Analysis" in t for t in texts(at).splitlines())
 
 
+def test_games_page_repeats_what_the_last_analysis_warned_of(game):
+    # the terminal said the video ends before the record and the marks were not found;
+    # the judge in the app must read it too (the calibration's lines have their own box)
+    from review.workspace import ANALYSIS_STEPS, GameWorkspace
+    ws = GameWorkspace(game)
+    for step in ANALYSIS_STEPS:
+        ws.mark_done(step, {})
+    short = "video.mp4 lasts 68.1 s but the protocol runs to 194.0 s: phases after the end of the video are not analysed"
+    ws.stats_path.write_text(json.dumps({"warnings": [
+        short, "calibration.json: cam1: seat 5 is small (235 px tall)"]}), encoding="utf-8")
+    at = app_on("games", game)
+    no_exceptions(at)
+    shown = "\n".join(str(w.value) for w in at.warning)
+    assert "The last analysis warned" in shown and short in shown
+    assert "seat 5 is small" not in shown
+
+
 def test_queue_is_sorted_by_impact_then_confidence(game):
     at = app_on("queue", game)
     rows = queue_rows(at)
