@@ -44,9 +44,12 @@ def _frame(t: float | None = None):
         return None, None
 
 
-def _show_verdict(verdict, what: str) -> None:
+def _show_verdict(verdict, what: str, guess: bool = False) -> None:
     if verdict.usable:
-        st.success(f"{what}: {verdict.summary}.")
+        # regions a table can be analysed on, but not green beside "the seats are a guess"
+        (st.info if guess else st.success)(
+            f"{what}: {verdict.summary}." + (" The regions are usable; whether they are the right seats "
+                                             "is the check above." if guess else ""))
         if verdict.warnings:
             with st.expander(f"{len(verdict.warnings)} warning(s): what they cost", expanded=False):
                 for line in verdict.warning_lines:
@@ -186,7 +189,7 @@ if held is not None:
     cams = regions_of(proposal.calibration)
     if cams and cams[0].boxes:
         frame, _ = _frame(proposal.times[0] if proposal.times else None)
-        _show_verdict(proposal.verdict, "The proposal")
+        _show_verdict(proposal.verdict, "The proposal", guess=bool(proposal.uncertain))
         if frame is not None:
             _draw(cams[0], frame, proposal.verdict.seats_refused,
                   st.toggle("Show table zones", key="cal_prop_zones"), proposal.seen)
