@@ -66,6 +66,16 @@ def _draw(cam: CameraRegions, frame, bad=(), show_zones: bool = False, seen: dic
              width="stretch")
 
 
+def _not_judged(calibration, box) -> None:
+    """What the analysis will not judge on the seats of `calibration`'s first camera, in `box`."""
+    from review.calibrate import judged_windows, zone_note
+    doubted = [(s, r) for s, r in sorted(next(iter(calibration.cameras.values())).seats.items())
+               if any(judged_windows(r).values())]
+    if doubted:
+        box("What the analysis will not judge on these seats (as `mafvar calibrate` says it):  \n"
+            + "  \n".join(f"• seat {s}: {zone_note(r)}" for s, r in doubted))
+
+
 def _unseen_note(seen: dict | None) -> str:
     """The caption's word on seats placed without their player found."""
     if seen is None:
@@ -193,12 +203,7 @@ if held is not None:
         if frame is not None:
             _draw(cams[0], frame, proposal.verdict.seats_refused,
                   st.toggle("Show table zones", key="cal_prop_zones"), proposal.seen)
-        from review.calibrate import judged_windows, zone_note
-        doubted = [(s, r) for s, r in sorted(next(iter(proposal.calibration.cameras.values())).seats.items())
-                   if any(judged_windows(r).values())]
-        if doubted:
-            st.info("What the analysis will not judge on these seats (as `mafvar calibrate` says it):  \n"
-                    + "  \n".join(f"• seat {s}: {zone_note(r)}" for s, r in doubted))
+        _not_judged(proposal.calibration, st.info)
 
         def change_proposal(first: int, reverse: bool) -> None:
             from vision.calibration import calibration_verdict, renumber, renumbering
@@ -235,6 +240,10 @@ if not path.is_file():
 # -- the saved calibration ---------------------------------------------------------------
 checked = workspace_verdict(game.ws)
 _show_verdict(checked.verdict, "calibration.json")
+if checked.calibration is not None:
+    # a proposal accepted as a guess, or seats whose player was not found: said here too, where
+    # the judge comes back before running the analysis, not only while the proposal was open
+    _not_judged(checked.calibration, st.warning)
 if checked.verdict.usable:
     st.page_link(PAGE_FILES["games"], label="Run the analysis on the Games page", icon=":material/play_arrow:")
 if checked.calibration is None:

@@ -294,6 +294,25 @@ def test_calibration_adjust_and_recheck(game):
     assert (game / "calibration.json.bak").read_bytes() == before
 
 
+def test_calibration_page_says_a_saved_guess_is_not_judged(game):
+    # accepted as a guess in the app, the seats were shown as "usable" in green and nothing
+    # said that the analysis would judge none of them
+    from dataclasses import replace
+
+    from vision.calibration import Proposed, load_calibration, save_calibration
+    path = game / "calibration.json"
+    cal = load_calibration(path)
+    cam = next(iter(cal.cameras.values()))
+    guess = Proposed(seen=True, zone_from="table_model", zone_error_px=None, guess=True)
+    cam.seats[3] = replace(cam.seats[3], proposed=guess)
+    save_calibration(cal, path)
+    at = app_on("calibration", game)
+    no_exceptions(at)
+    shown = "\n".join(str(w.value) for w in at.warning)
+    assert "seat 3: the seats were accepted as a guess: nothing is judged" in shown
+    assert "seat 4" not in shown
+
+
 def test_games_page_refuses_analysis_with_invalid_calibration(game):
     doc = json.loads((game / "calibration.json").read_text())
     del doc["cameras"]["cam1"]["seats"]["10"]
