@@ -207,7 +207,8 @@ def zone_note(r: SeatRegion) -> str:
     err = "" if p is None or p.zone_error_px is None else f" (within about {max(p.zone_error_px, 1.0):.0f} px)"
     if judged["body"]:
         # where its zone lies does not matter then: nothing of the seat is judged
-        why = ("the seats were accepted as a guess" if p is not None and p.guess else "its player was not found")
+        why = ("the seats are a guess (the check doubted the whole table)" if p is not None and p.guess
+               else "its player was not found")
         return f"{why}: nothing is judged on this seat (place its head, or draw the seat, to judge it)"
     if judged["zone"]:
         return f"zone {where}{err}; its votes are not judged (draw the zone to judge them)"

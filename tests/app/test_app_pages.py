@@ -309,7 +309,7 @@ def test_calibration_page_says_a_saved_guess_is_not_judged(game):
     at = app_on("calibration", game)
     no_exceptions(at)
     shown = "\n".join(str(w.value) for w in at.warning)
-    assert "seat 3: the seats were accepted as a guess: nothing is judged" in shown
+    assert "seat 3: the seats are a guess (the check doubted the whole table): nothing is judged" in shown
     assert "seat 4" not in shown
 
 

@@ -116,4 +116,4 @@ def test_the_calibration_note_of_a_seat_whose_player_was_not_found_says_only_tha
     # a seat whose player was found, in a proposal accepted as a guess, is not "not found"
     guessed = SeatRegion(body=(0, 0, 100, 200), table_zone=(10, 150, 90, 190), head=(50, 30, 30),
                          proposed=Proposed(seen=True, zone_from="table_model", zone_error_px=None, guess=True))
-    assert zone_note(guessed).startswith("the seats were accepted as a guess: nothing is judged")
+    assert zone_note(guessed).startswith("the seats are a guess (the check doubted the whole table): nothing is judged")
