@@ -73,10 +73,9 @@ class FoulSpec:
     def cite(self, profile: Profile) -> Citation:
         """(clause, sanction) under the profile, never empty for a player's foul; a
         judge's error (no violation) cites the rule that says what may follow, if any."""
-        if self.violation is None:
-            found = self.clauses.get(profile.code)
-            return (f"{profile.code} {found[0]}", found[1]) if found else ("", "")
         entry = self.clauses.get(profile.code)
+        if self.violation is None:
+            return (f"{profile.code} {entry[0]}", entry[1]) if entry else ("", "")
         if entry is None:
             return (f"rules-spec §3 {self.violation} ({profile.code}: no clause)",
                     "not stated by this profile's rules: judge's discretion")

@@ -571,7 +571,7 @@ def _after_align(game: Game, tracks, frames, alignment, marks, has_times: bool, 
     incidents = fit.keep(incidents, alignment.intervals)
     write_json_atomic(ws.analysis_dir / RECORD_FIT_FILE, fit.to_json())
     stats.record_fit = fit.summary()
-    if not fit.fits or fit.withheld or not fit.marks_expected:
+    if not fit.fits or fit.withheld or not fit.compared:
         stats.warnings.append(fit.message)
     incidents = with_placement(incidents, alignment, {iv.key for iv in game.timeline if iv.t0 is None})
     stats.wall["checks"] = time.perf_counter() - t0

@@ -75,6 +75,12 @@ class RecordFit:
     why: dict[str, str] = field(default_factory=dict)    # interval key -> why it is not placed, when known
 
     @property
+    def compared(self) -> bool:
+        """Whether any mark of the record fell within the recording (a clip ending before
+        the first has nothing to compare: no fit is claimed, none denied)."""
+        return self.marks_expected > 0
+
+    @property
     def marks_share(self) -> float | None:
         return self.marks_found / self.marks_expected if self.marks_expected else None
 
@@ -132,8 +138,7 @@ class RecordFit:
         if self.unplaced:
             return (f"{found}{ballots}. {len(self.unplaced)} of {len(self.placed)} phases could not be "
                     f"placed; no foul is raised there ({len(self.withheld)} withheld).{uncalled}")
-        if not self.marks_expected and agreement is None:
-            # nothing compared (a clip that ends before the record's first mark): not a fit
+        if not self.compared:
             return ("No nightfall, morning or vote call of the record falls within the recording, so "
                     "whether the record and the video are of the same game could not be checked."
                     f"{uncalled}")
