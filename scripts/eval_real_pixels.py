@@ -11,6 +11,15 @@
     seat path with the face mesh, then seat_states.classify_frame). A
     "cannot judge" counts as not right; it is listed. The photos of people
     in real dark sunglasses are reported on their own.
+(d) With --hand-before: a real hand before a masked real face. Each
+    held-out face, masked, with a held-out real HaGRID hand laid over its
+    eyes (the palm 0.55-0.9 head widths, the wrist under the face), read
+    by the same path three ways: with the hand checks off (the reading
+    before them), with the mesh's own look for a hand in the head window,
+    and with the hands the hand model finds on the frame as well (what the
+    seat crop's hands give the analysis where they were read). The truth is
+    "mask on"; a reading of "mask off" or "lifted" is what raises a false
+    peek, "cannot judge" is an honest answer.
 (b) The vote fist on real hands laid into table zones at the table
     camera's scale, and (c) `mafvar hands` per class on the real hand
     crops: the held-out half of HaGRID, by scripts/eval_real_hands.py's own
@@ -80,6 +89,87 @@ def mask_accuracy(photos, augment: int, head_px: tuple[float, float] = (32.0, 64
                                         for (k, s), c in sorted(by_size.items())},
             "sunglasses": dict(sunglasses), "photos_skipped": skipped,
             "window_trusted": window_trusted, "cases": sum(sum(c.values()) for c in read.values()) + sum(sunglasses.values())}
+
+
+HAND_BEFORE_WAYS = ("checks off", "mesh's own check", "with the frame's hands")
+
+
+def hand_before_mask(photos, hands, over_face: float | None = None) -> dict:
+    """(d): what a masked face with a real hand over its eyes is read as
+    (`over_face`: the hand checks' threshold, default the committed one)."""
+    import vision.faces.mask_read as mask_read
+    from vision.faces.mesh import HeadMesh
+    from vision.faces.real_faces import compose, load_rgb
+    from vision.hands.composite import Placement, cut_out, paste_hand
+    from vision.hands.detector import HandDetector
+    from vision.hands.real_zone import stable_seed
+    from vision.hands.report import read_hands
+    from vision.landmarks import Model, SeatLandmarker
+    from vision.stills import read_mask
+
+    cut = []
+    with HandDetector(max_hands=1) as detector:
+        for hand in hands:
+            image = load_rgb(str(hand.path))
+            found = detector.detect(image)
+            if found:
+                lms = found[0].landmarks_px
+                cut.append((image, cut_out(image, lms), lms))
+    read = {w: Counter() for w in HAND_BEFORE_WAYS}
+    committed = mask_read.HAND_OVER_FACE
+    on = committed if over_face is None else over_face
+    with HeadMesh(min_detection=0.5) as photo_mesh, SeatLandmarker(models=(Model.MESH,)) as seat, \
+            HandDetector() as frame_hands:
+        for i, ph in enumerate(photos):
+            if ph.sunglasses:
+                continue
+            image = load_rgb(ph.path)
+            lm = photo_mesh.landmarks(image)
+            if lm is None or not cut:
+                continue
+            rng = np.random.default_rng(stable_seed("hand-before", ph.name))
+            case = compose(ph, image, lm, "mask_on", rng)
+            hx, hy, hw = case.region.head
+            himg, alpha, hlm = cut[i % len(cut)]
+            place = Placement(float(rng.uniform(0.55, 0.9) * hw), (hx + float(rng.uniform(-0.3, 0.3)) * hw,
+                                                                  hy + float(rng.uniform(0.5, 0.9)) * hw),
+                              float(rng.uniform(-20, 20)), float(rng.uniform(0.8, 1.05)), (0.0, 1.0),
+                              (int(rng.integers(20, 235)),) * 3)
+            frame = paste_hand(case.frame, himg, alpha, hlm, place)
+            boxes = [r.box for r in read_hands(frame_hands, frame)]
+            for way in HAND_BEFORE_WAYS:
+                mask_read.HAND_OVER_FACE = 2.0 if way == "checks off" else on
+                try:
+                    m = read_mask(seat, frame, case.region, boxes if way == "with the frame's hands" else ())
+                finally:
+                    mask_read.HAND_OVER_FACE = committed
+                read[way][m.state or f"cannot judge ({m.cannot_judge})"] += 1
+    return {way: {"cases": sum(c.values()), "read": dict(c),
+                  "false_peek": c["mask_off"] + c["mask_lifted"]} for way, c in read.items()}
+
+
+def tune_hand(thresholds=(0.15, 0.25, 0.35, 0.5)) -> dict:
+    """The hand checks' threshold on the TRAINING halves (faces and HaGRID):
+    per threshold, the false peek readings of (d) and what (a) loses to
+    "cannot judge (hand)" on faces with no hand."""
+    import vision.faces.mask_read as mask_read
+    from vision.faces.real_faces import list_faces
+    from vision.hands.real_zone import list_hagrid
+
+    faces, hands = list_faces(held_out=False), list_hagrid(held_out=False)
+    committed = mask_read.HAND_OVER_FACE
+    out = {}
+    for t in thresholds:
+        d = hand_before_mask(faces, hands, t)
+        mask_read.HAND_OVER_FACE = t
+        try:
+            a = mask_accuracy(faces, 1)
+        finally:
+            mask_read.HAND_OVER_FACE = committed
+        out[t] = {"hand_before": d, "no_hand": {k: {"right": v["right"], "cases": v["cases"],
+                                                     "hand": v["read"].get("cannot judge (hand)", 0)}
+                                                 for k, v in a["classes"].items()}}
+    return out
 
 
 SMALL_SIZES = ((20, 24), (24, 28), (28, 32), (32, 37))
@@ -157,6 +247,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--augment", type=int, default=2, help="table views per photo and class")
     parser.add_argument("--masks-only", action="store_true", help="only (a)")
     parser.add_argument("--hands-only", action="store_true", help="only (b) and (c)")
+    parser.add_argument("--hand-before", action="store_true",
+                        help="(d) only: a real hand before a masked real face, read with and without the hand checks")
+    parser.add_argument("--tune-hand", action="store_true",
+                        help="the hand checks' threshold, on the TRAINING halves: (d) and (a) per threshold")
     parser.add_argument("--small-heads", action="store_true",
                         help="the mask on 20-36 px heads, on the training half (where the head-width floor is set)")
     args = parser.parse_args(argv)
@@ -169,6 +263,30 @@ def main(argv: list[str] | None = None) -> int:
             print(f"the mask on the {r['photos']} TRAINING-half photos, heads 20-36 px, read with the floor "
                   f"({r['floor']:.0f} px) lifted; per true head width:")
             _print_sizes(r["mask"]["by_size"])
+        return 0
+    if args.tune_hand:
+        for t, v in tune_hand().items():
+            d = v["hand_before"]
+            print(f"threshold {t}: (d) false peek readings " + ", ".join(
+                f"{w} {d[w]['false_peek']}/{d[w]['cases']}" for w in HAND_BEFORE_WAYS)
+                + "; (a) no hand, right / 'hand' abstentions: " + ", ".join(
+                f"{k} {c['right']}/{c['cases']} ({c['hand']})" for k, c in v["no_hand"].items()))
+        return 0
+    if args.hand_before:
+        from vision.faces.real_faces import SPLIT_RULE as FACE_SPLIT, list_faces
+        from vision.hands.real_zone import SPLIT_RULE as HAND_SPLIT, list_hagrid
+        try:
+            r = hand_before_mask(list_faces(held_out=True), list_hagrid(held_out=True))
+        except (FileNotFoundError, OSError) as exc:
+            print(f"eval_real_pixels: error: {exc}", file=sys.stderr)
+            return 2
+        if args.json:
+            print(json.dumps(r, indent=1))
+            return 0
+        print(f"split: {FACE_SPLIT}\nsplit: {HAND_SPLIT}")
+        print("(d) a held-out real hand over the eyes of a held-out masked real face (truth: mask on)")
+        for way, v in r.items():
+            print(f"    {way:<24} false peek readings (off, lifted) {v['false_peek']:>3}/{v['cases']}   read: {v['read']}")
         return 0
     try:
         r = run(args.augment, masks=not args.hands_only, hands=not args.masks_only)

@@ -32,7 +32,7 @@ import numpy as np
 from vision.calibration import Box, Calibration, SeatRegion, estimated_hand_px, expected_head
 from vision.hands.classify import HandState, classify_hand, fingertip_down, upright_thumb_fist_score
 from vision.hands.fingers import INDEX, finger_direction, finger_extensions
-from vision.faces.mask_read import PREFIX as MESH_PREFIX, judge
+from vision.faces.mask_read import HAND_OVER_FACE, PREFIX as MESH_PREFIX, MaskJudgement, hand_over_face, judge
 from vision.faces.window_domain import FEATURE as HEAD_REAL_FEATURE, REAL_FROM
 from vision.hands.forms import committed_form_model, form_probabilities
 from vision.landmarks import Hand, SeatLandmarks
@@ -590,14 +590,20 @@ def _mask(r: _Reading) -> None:
        heads the mesh cannot find. On real pixels it reads a real face with
        a black band over the eyes as bare 93% of the time: not used there.
     3. Else mask_unread with the reason (the mesh's: no_face, face_place,
-       no_skin, unsure, far; or window_real where the mesh did not run):
+       no_skin, hand, unsure, far; or window_real where the mesh did not run):
        review raises no foul from it.
+    A hand the seat crop's hand model found over the eyes the mesh found
+    takes the mesh's judgement away too (`hand`): the mesh's own look for a
+    hand runs on the head window only, where a fist filling it is missed.
     A seat whose head is narrower than `MIN_MASK_HEAD_PX` is mask_unread
     ("small") before either reader runs."""
     if expected_head(r.region)[1] < MIN_MASK_HEAD_PX:
         r.add(Observed.MASK_UNREAD, UNREAD_CONF, "small")
         return
     j = judge(r.lm.features)
+    if j is not None and j.state is not None and r.lm.eyes is not None and r.lm.hands and \
+            hand_over_face(r.lm.eyes, [h.points for h in r.lm.hands]) >= HAND_OVER_FACE:
+        j = MaskJudgement(None, 0.0, "hand")
     if j is not None and j.state is not None:
         probs = {s: r.lm.features[MESH_PREFIX + s] for s in MASK_STATE_NAMES if MESH_PREFIX + s in r.lm.features}
         _add_mask_states(r, probs)

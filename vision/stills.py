@@ -20,16 +20,18 @@ nearest, within REACH face widths.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
 from vision.calibration import Box, SeatRegion
+from vision.faces.mask_read import HAND_OVER_FACE, hand_over_face
 from vision.hands.classify import HandState
 from vision.hands.detector import HandDetector
 from vision.hands.report import HandReport, read_hands
 from vision.landmarks import Model, SeatLandmarker
 from vision.native_quiet import quiet_native_stderr
+from vision.people import HAND_CENTRE, HAND_SPAN
 from vision.schedule import seat_landmarks
 from vision.seat_states import VOTE_THUMB_P, classify_frame
 from vision.tracks import MASK_STATES, Observed
@@ -162,6 +164,15 @@ def _iou(a: Box, b: Box) -> float:
     return inter / union if union > 0 else 0.0
 
 
+def _a_hand(face: Box, hand: Box) -> bool:
+    """Whether a face box was read on this hand: the rule `mafvar calibrate`'s
+    player finding drops such heads by (vision.people: the hand centred on
+    it, about its size), with the hand's box for its landmarks."""
+    fw = max(face[2] - face[0], 1.0)
+    dist = np.hypot((hand[0] + hand[2] - face[0] - face[2]) / 2, (hand[1] + hand[3] - face[1] - face[3]) / 2)
+    return bool(dist <= HAND_CENTRE * fw and max(hand[2] - hand[0], hand[3] - hand[1]) >= HAND_SPAN * fw)
+
+
 def seat_of_face(box: Box, size: tuple[int, int]) -> SeatRegion:
     """A seat region around a face: the face is the calibrated head."""
     w, h = size
@@ -175,10 +186,17 @@ def seat_of_face(box: Box, size: tuple[int, int]) -> SeatRegion:
     return SeatRegion(rect(BODY), rect(ZONE), (cx, cy, fw))
 
 
-def read_mask(landmarker: SeatLandmarker, image: np.ndarray, region: SeatRegion) -> MaskRead:
+def read_mask(landmarker: SeatLandmarker, image: np.ndarray, region: SeatRegion,
+              hands: Sequence[Box] = ()) -> MaskRead:
     """The mask state the analysis would read at this seat in this frame
-    (`landmarker` loads the face mesh)."""
+    (`landmarker` loads the face mesh). `hands`: the boxes of the hands found
+    in the image, which take the mesh's reading away where one lies over the
+    eyes, as the seat crop's hands do in the analysis (`hand`)."""
     lm = seat_landmarks(image, 0.0, 1, region, landmarker, None, [Model.MESH])
+    if lm.eyes is not None and hands and hand_over_face(
+            lm.eyes, [np.array([[b[0], b[1]], [b[2], b[1]], [b[2], b[3]], [b[0], b[3]]]) for b in hands]
+    ) >= HAND_OVER_FACE:
+        return MaskRead(None, 0.0, "hand")
     states, _ = classify_frame(lm, {1: region})
     masks = [f for f in states if f.state in MASK_STATES]
     if masks:
@@ -192,10 +210,13 @@ def read_still(reader: StillReader, image: np.ndarray) -> StillRead:
     h, w = image.shape[:2]
     people: list[Person] = []
     centres = []
+    reports = read_hands(reader.hands, image)
     for box, _ in reader.faces(image):
+        if any(_a_hand(box, r.box) for r in reports):
+            continue
         region = seat_of_face(box, (w, h))
         with quiet_native_stderr(reader.mesh_cold):
-            people.append(Person(box, read_mask(reader.seat, image, region)))
+            people.append(Person(box, read_mask(reader.seat, image, region, [r.box for r in reports])))
         reader.mesh_cold = False
         centres.append(((box[0] + box[2]) / 2, (box[1] + box[3]) / 2, box[2] - box[0]))
     if not people:
@@ -204,7 +225,7 @@ def read_still(reader: StillReader, image: np.ndarray) -> StillRead:
             people.append(Person(None, MaskRead(None, 0.0, "no_face")))
             centres.append(((body[0] + body[2]) / 2, body[1], (body[2] - body[0]) / 3))
     others: list[HandRead] = []
-    for report in read_hands(reader.hands, image):
+    for report in reports:
         hand = HandRead(report, report.state is HandState.THUMB_UP and report.confidence >= VOTE_THUMB_P)
         hx, hy = (report.box[0] + report.box[2]) / 2, (report.box[1] + report.box[3]) / 2
         dist = [np.hypot(hx - cx, hy - cy) / max(fw, 1.0) for cx, cy, fw in centres]

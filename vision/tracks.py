@@ -20,7 +20,7 @@ class Observed(StrEnum):
     MASK_ON = "mask_on"                # the eye band
     MASK_OFF = "mask_off"
     MASK_LIFTED = "mask_lifted"
-    # cannot judge the mask [why: no_face, face_place, no_skin, unsure, far (the face
+    # cannot judge the mask [why: no_face, face_place, no_skin, hand, unsure, far (the face
     # mesh's reading, vision.faces.mask_read), window_real (no mesh reading, and the
     # learned head window sees real pixels it was not trained on), small (the seat's
     # head is narrower than the mask reading was measured at, vision.seat_states)]

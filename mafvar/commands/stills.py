@@ -17,9 +17,11 @@ checked from one photo of its table.
 
 Reasons for "cannot judge": no_face (no face found: bowed, turned away,
 seen from behind), face_place (a face, not where the head is), no_skin (no
-skin to compare the eyes with), unsure (no state has a clear majority), far
-(a face unlike the mask model's training), window_real (only the learned
-head window saw it, and its pixels are real, which it was not trained on).
+skin to compare the eyes with), hand (a hand over the eyes), unsure (no
+state has a clear majority), far (a face unlike the mask model's
+training), window_real (only the learned head window saw it, and its
+pixels are real, which it was not trained on). A "face" found on a hand
+(the hand model finds a hand centred on it, about its size) is no person.
 
 --json prints one document {"format": "mafvar-stills", "version": 1,
 "images": [...]} with one element per IMAGE, in order: {"path", "size":

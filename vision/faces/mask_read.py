@@ -17,6 +17,11 @@ confidence, or into "cannot judge" with the reason:
   its size (a neighbour leaning in, a face in the background);
 * `no_skin`: the face's own skin under the eyes is not skin-coloured or too
   dark to compare with (a crown of hair read as a face, a face in shadow);
+* `hand`: a hand lies over the face (a hand before the face is read as a
+  face by the face detector and the mesh, mostly as "mask off": real
+  hands, HaGRID crops, 27 of 240; a real hand at a masked real face's eyes
+  or mouth was read "mask off" or "lifted" in 51 of 135 held-out cases,
+  scripts/eval_real_pixels.py --hand-before);
 * `unsure`: the model gives no state a clear majority.
 """
 from __future__ import annotations
@@ -26,6 +31,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 from vision.appearance import WindowModel, far_from_training, window_box
@@ -60,11 +66,18 @@ SKIN_SHARE_MIN = 0.1
 PALE_LUM = 180.0
 # the model's least probability for a state
 SURE = 0.6
+# The share of the face (its box from the eyes: `face_of_eyes`) that a hand
+# found in the head window may cover before the mask is not judged (`hand`):
+# a hand over the eyes hides them, a hand at the mouth takes the skin the
+# eyes are compared with, and a "face" the mesh found on a hand is all hand.
+HAND_OVER_FACE = 0.25
+# the face's box around the eye span: its sides, above (brow), below (chin), in eye spans
+FACE_OF_EYES = (0.25, 0.6, 1.1)
 # the descriptor's mean squared z-score against the model's training data
 # beyond which the face is unlike anything it was trained on
 FAR = 6.0
 
-REASONS = ("no_face", "face_place", "no_skin", "unsure", "far")
+REASONS = ("no_face", "face_place", "no_skin", "hand", "unsure", "far")
 
 
 @dataclass(frozen=True)
@@ -117,7 +130,32 @@ def measure(mesh: HeadMesh, patch: np.ndarray, model: MaskModel | None = None
         return {PREFIX + "found": 0.0}, None
     out = describe_face(patch, lm, model)
     out[PREFIX + "keypoints"] = 1.0 if from_kp else 0.0
+    out[PREFIX + "hand"] = round(hand_over_face(lm[list(RIGHT_EYE) + list(LEFT_EYE), :2], mesh.hands(patch)), 3)
     return out, lm
+
+
+def face_of_eyes(eyes: np.ndarray) -> tuple[float, float, float, float]:
+    """The face's box from its eye contours' points: the eye span's box grown
+    by `FACE_OF_EYES` (sides, above, below) of the span, brow to chin."""
+    eyes = np.asarray(eyes, np.float64).reshape(-1, 2)
+    (x0, y0), (x1, y1) = eyes.min(axis=0), eyes.max(axis=0)
+    span = max(x1 - x0, 1.0)
+    side, above, below = FACE_OF_EYES
+    return x0 - side * span, y0 - above * span, x1 + side * span, y1 + below * span
+
+
+def hand_over_face(eyes: np.ndarray, hands: list[np.ndarray]) -> float:
+    """The share of the face's box (`face_of_eyes`) inside the hull of any
+    hand's landmarks; both in one image's pixels."""
+    if not hands or not len(np.asarray(eyes).reshape(-1, 2)):
+        return 0.0
+    x0, y0, x1, y1 = face_of_eyes(eyes)
+    w, h = max(int(np.ceil(x1 - x0)), 1), max(int(np.ceil(y1 - y0)), 1)
+    covered = np.zeros((h, w), np.uint8)
+    for hand in hands:
+        pts = np.round(np.asarray(hand, np.float64)[:, :2] - (x0, y0)).astype(np.int32)
+        cv2.fillConvexPoly(covered, cv2.convexHull(pts), (1,))
+    return float(covered.mean())
 
 
 def read_head(mesh: HeadMesh, crop: Crop) -> tuple[dict[str, float], np.ndarray | None]:
@@ -181,6 +219,8 @@ def judge(features: dict[str, float]) -> MaskJudgement | None:
     lum = features.get(PREFIX + "skin_lum", 0.0)
     if lum < SKIN_LUM_MIN or (features.get(PREFIX + "skin_share", 0.0) < SKIN_SHARE_MIN and lum < PALE_LUM):
         return MaskJudgement(None, 0.0, "no_skin")
+    if features.get(PREFIX + "hand", 0.0) >= HAND_OVER_FACE:
+        return MaskJudgement(None, 0.0, "hand")
     probs = {s: features[PREFIX + s] for s in STATES if PREFIX + s in features}
     if not probs:
         return MaskJudgement(None, 0.0, "unsure")
@@ -193,5 +233,5 @@ def judge(features: dict[str, float]) -> MaskJudgement | None:
 
 
 __all__ = ["MODEL_PATH", "STATES", "PREFIX", "REASONS", "PATCH_SIDE", "MaskModel", "committed_model", "load_model", "save_model",
-           "find_face", "measure", "read_head",
+           "find_face", "measure", "face_of_eyes", "hand_over_face", "read_head",
            "describe_face", "MaskJudgement", "judge"]
