@@ -1,6 +1,7 @@
 """Real pixels no training step used: what the seat readings make of them.
 
     .venv/bin/python scripts/eval_real_pixels.py [--json] [--augment 2] [--masks-only] [--hands-only]
+    .venv/bin/python scripts/eval_real_pixels.py --hand-before [--json] | --tune-hand
 
 (a) The mask, per class, on the held-out half of the real face photographs
     (split printed; vision.faces.real_faces): each photo bare, with a dark
@@ -19,7 +20,9 @@
     and with the hands the hand model finds on the frame as well (what the
     seat crop's hands give the analysis where they were read). The truth is
     "mask on"; a reading of "mask off" or "lifted" is what raises a false
-    peek, "cannot judge" is an honest answer.
+    peek, "cannot judge" is an honest answer. --tune-hand runs (d) and (a)
+    on the TRAINING halves for each threshold of the hand checks: where
+    the threshold is chosen.
 (b) The vote fist on real hands laid into table zones at the table
     camera's scale, and (c) `mafvar hands` per class on the real hand
     crops: the held-out half of HaGRID, by scripts/eval_real_hands.py's own
