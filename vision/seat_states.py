@@ -592,9 +592,10 @@ def _mask(r: _Reading) -> None:
     3. Else mask_unread with the reason (the mesh's: no_face, face_place,
        no_skin, hand, unsure, far; or window_real where the mesh did not run):
        review raises no foul from it.
-    A hand the seat crop's hand model found over the eyes the mesh found
-    takes the mesh's judgement away too (`hand`): the mesh's own look for a
-    hand runs on the head window only, where a fist filling it is missed.
+    A hand the seat crop's hand model found over the face the mesh found
+    (`hand_over_face`, from its eyes) takes the mesh's judgement away too
+    (`hand`): the mesh's own look for a hand runs on the head window only,
+    where a fist filling it is missed.
     A seat whose head is narrower than `MIN_MASK_HEAD_PX` is mask_unread
     ("small") before either reader runs."""
     if expected_head(r.region)[1] < MIN_MASK_HEAD_PX:

@@ -190,8 +190,8 @@ def read_mask(landmarker: SeatLandmarker, image: np.ndarray, region: SeatRegion,
               hands: Sequence[Box] = ()) -> MaskRead:
     """The mask state the analysis would read at this seat in this frame
     (`landmarker` loads the face mesh). `hands`: the boxes of the hands found
-    in the image, which take the mesh's reading away where one lies over the
-    eyes, as the seat crop's hands do in the analysis (`hand`)."""
+    in the image, which take the mesh's reading away where one covers the
+    face, as the seat crop's hands do in the analysis (`hand`)."""
     lm = seat_landmarks(image, 0.0, 1, region, landmarker, None, [Model.MESH])
     if lm.eyes is not None and hands and hand_over_face(
             lm.eyes, [np.array([[b[0], b[1]], [b[2], b[1]], [b[2], b[3]], [b[0], b[3]]]) for b in hands]

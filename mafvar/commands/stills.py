@@ -17,7 +17,7 @@ checked from one photo of its table.
 
 Reasons for "cannot judge": no_face (no face found: bowed, turned away,
 seen from behind), face_place (a face, not where the head is), no_skin (no
-skin to compare the eyes with), hand (a hand over the eyes), unsure (no
+skin to compare the eyes with), hand (a hand over the face), unsure (no
 state has a clear majority), far (a face unlike the mask model's
 training), window_real (only the learned head window saw it, and its
 pixels are real, which it was not trained on). A "face" found on a hand

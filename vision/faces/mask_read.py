@@ -19,7 +19,7 @@ confidence, or into "cannot judge" with the reason:
   dark to compare with (a crown of hair read as a face, a face in shadow);
 * `hand`: a hand lies over the face (a hand before the face is read as a
   face by the face detector and the mesh, mostly as "mask off": real
-  hands, HaGRID crops, 27 of 240; a real hand at a masked real face's eyes
+  hands, HaGRID crops, 36 of 240; a real hand at a masked real face's eyes
   or mouth was read "mask off" or "lifted" in 51 of 135 held-out cases,
   scripts/eval_real_pixels.py --hand-before);
 * `unsure`: the model gives no state a clear majority.

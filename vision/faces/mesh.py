@@ -86,8 +86,8 @@ class HeadMesh:
     def hands(self, image: np.ndarray) -> list[np.ndarray]:
         """Every hand's 21 landmarks (x, y in image px) that MediaPipe's hand
         model finds in the window: a hand held before a face is read as a face
-        by the face detector and the mesh (real hands, HaGRID crops: 30 of 240
-        read as a face with a mask state, 27 of them "mask off")."""
+        by the face detector and the mesh (real hands, HaGRID crops: 38 of 240
+        read as a face with a mask state, 36 of them "mask off")."""
         if self._hands is None:
             import mediapipe as mp
             self._hands = mp.solutions.hands.Hands(static_image_mode=True, max_num_hands=2, model_complexity=1,
