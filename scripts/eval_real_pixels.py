@@ -119,6 +119,8 @@ def hand_before_mask(photos, hands, over_face: float | None = None) -> dict:
                 lms = found[0].landmarks_px
                 cut.append((image, cut_out(image, lms), lms))
     read = {w: Counter() for w in HAND_BEFORE_WAYS}
+    if not cut:
+        raise FileNotFoundError("no hand found in the HaGRID photos given")
     committed = mask_read.HAND_OVER_FACE
     on = committed if over_face is None else over_face
     with HeadMesh(min_detection=0.5) as photo_mesh, SeatLandmarker(models=(Model.MESH,)) as seat, \
@@ -128,7 +130,7 @@ def hand_before_mask(photos, hands, over_face: float | None = None) -> dict:
                 continue
             image = load_rgb(ph.path)
             lm = photo_mesh.landmarks(image)
-            if lm is None or not cut:
+            if lm is None:
                 continue
             rng = np.random.default_rng(stable_seed("hand-before", ph.name))
             case = compose(ph, image, lm, "mask_on", rng)

@@ -420,12 +420,9 @@ class PeopleFinder:
             res = self._hands.process(np.ascontiguousarray(frame[y0:y0 + side, x0:x0 + side]))
         self._first = False
         self.calls["hands"] += 1
-        for hand in res.multi_hand_landmarks or []:
-            pts = np.array([[p.x * side + x0, p.y * side + y0] for p in hand.landmark])
-            if (math.dist(pts.mean(axis=0), head.centre) <= HAND_CENTRE * head.width
-                    and np.ptp(pts, axis=0).max() >= HAND_SPAN * head.width):
-                return True
-        return False
+        return any(head_on_hand(np.array([[p.x * side + x0, p.y * side + y0] for p in hand.landmark]),
+                                head.centre, head.width)
+                   for hand in res.multi_hand_landmarks or [])
 
     def find_faces(self, frame: np.ndarray) -> list[FoundHead]:
         """Heads from both face detectors on tiles of every scale (RGB frame, and its
@@ -522,6 +519,15 @@ class PeopleFinder:
             return None
         pts = np.array([[p.x * n - left, p.y * n - top, p.z * n, p.visibility] for p in res.landmarks.landmark])
         return pts
+
+
+def head_on_hand(hand: np.ndarray, centre: tuple[float, float], width: float) -> bool:
+    """Whether a head (centre, width) found by a face or person detector was read
+    on this hand (its points, (N, 2) px: landmarks, or a box's corners): the hand
+    is centred on it and about its size (`HAND_CENTRE`, `HAND_SPAN`)."""
+    pts = np.asarray(hand, np.float64)[:, :2]
+    return bool(math.dist(pts.mean(axis=0), centre) <= HAND_CENTRE * width
+                and np.ptp(pts, axis=0).max() >= HAND_SPAN * width)
 
 
 def faces_from_boxes(boxes: Sequence[FaceBox]) -> list[FoundHead]:

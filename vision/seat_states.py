@@ -32,7 +32,7 @@ import numpy as np
 from vision.calibration import Box, Calibration, SeatRegion, estimated_hand_px, expected_head
 from vision.hands.classify import HandState, classify_hand, fingertip_down, upright_thumb_fist_score
 from vision.hands.fingers import INDEX, finger_direction, finger_extensions
-from vision.faces.mask_read import HAND_OVER_FACE, PREFIX as MESH_PREFIX, MaskJudgement, hand_over_face, judge
+from vision.faces.mask_read import PREFIX as MESH_PREFIX, MaskJudgement, hand_covers_face, judge
 from vision.faces.window_domain import FEATURE as HEAD_REAL_FEATURE, REAL_FROM
 from vision.hands.forms import committed_form_model, form_probabilities
 from vision.landmarks import Hand, SeatLandmarks
@@ -593,7 +593,7 @@ def _mask(r: _Reading) -> None:
        no_skin, hand, unsure, far; or window_real where the mesh did not run):
        review raises no foul from it.
     A hand the seat crop's hand model found over the face the mesh found
-    (`hand_over_face`, from its eyes) takes the mesh's judgement away too
+    (`hand_covers_face`, from its eyes) takes the mesh's judgement away too
     (`hand`): the mesh's own look for a hand runs on the head window only,
     where a fist filling it is missed.
     A seat whose head is narrower than `MIN_MASK_HEAD_PX` is mask_unread
@@ -602,8 +602,8 @@ def _mask(r: _Reading) -> None:
         r.add(Observed.MASK_UNREAD, UNREAD_CONF, "small")
         return
     j = judge(r.lm.features)
-    if j is not None and j.state is not None and r.lm.eyes is not None and r.lm.hands and \
-            hand_over_face(r.lm.eyes, [h.points for h in r.lm.hands]) >= HAND_OVER_FACE:
+    if j is not None and j.state is not None and r.lm.eyes is not None and \
+            hand_covers_face(r.lm.eyes, [h.points for h in r.lm.hands]):
         j = MaskJudgement(None, 0.0, "hand")
     if j is not None and j.state is not None:
         probs = {s: r.lm.features[MESH_PREFIX + s] for s in MASK_STATE_NAMES if MESH_PREFIX + s in r.lm.features}

@@ -25,13 +25,13 @@ from typing import Any, Sequence
 import numpy as np
 
 from vision.calibration import Box, SeatRegion
-from vision.faces.mask_read import HAND_OVER_FACE, hand_over_face
+from vision.faces.mask_read import hand_covers_face
 from vision.hands.classify import HandState
 from vision.hands.detector import HandDetector
 from vision.hands.report import HandReport, read_hands
 from vision.landmarks import Model, SeatLandmarker
 from vision.native_quiet import quiet_native_stderr
-from vision.people import HAND_CENTRE, HAND_SPAN
+from vision.people import head_on_hand
 from vision.schedule import seat_landmarks
 from vision.seat_states import VOTE_THUMB_P, classify_frame
 from vision.tracks import MASK_STATES, Observed
@@ -164,13 +164,9 @@ def _iou(a: Box, b: Box) -> float:
     return inter / union if union > 0 else 0.0
 
 
-def _a_hand(face: Box, hand: Box) -> bool:
-    """Whether a face box was read on this hand: the rule `mafvar calibrate`'s
-    player finding drops such heads by (vision.people: the hand centred on
-    it, about its size), with the hand's box for its landmarks."""
-    fw = max(face[2] - face[0], 1.0)
-    dist = np.hypot((hand[0] + hand[2] - face[0] - face[2]) / 2, (hand[1] + hand[3] - face[1] - face[3]) / 2)
-    return bool(dist <= HAND_CENTRE * fw and max(hand[2] - hand[0], hand[3] - hand[1]) >= HAND_SPAN * fw)
+def _corners(box: Box) -> np.ndarray:
+    """A box as the points of a hand's outline (a hand report keeps only its box)."""
+    return np.array([[box[0], box[1]], [box[2], box[1]], [box[2], box[3]], [box[0], box[3]]], np.float64)
 
 
 def seat_of_face(box: Box, size: tuple[int, int]) -> SeatRegion:
@@ -193,9 +189,7 @@ def read_mask(landmarker: SeatLandmarker, image: np.ndarray, region: SeatRegion,
     in the image, which take the mesh's reading away where one covers the
     face, as the seat crop's hands do in the analysis (`hand`)."""
     lm = seat_landmarks(image, 0.0, 1, region, landmarker, None, [Model.MESH])
-    if lm.eyes is not None and hands and hand_over_face(
-            lm.eyes, [np.array([[b[0], b[1]], [b[2], b[1]], [b[2], b[3]], [b[0], b[3]]]) for b in hands]
-    ) >= HAND_OVER_FACE:
+    if lm.eyes is not None and hand_covers_face(lm.eyes, [_corners(b) for b in hands]):
         return MaskRead(None, 0.0, "hand")
     states, _ = classify_frame(lm, {1: region})
     masks = [f for f in states if f.state in MASK_STATES]
@@ -212,7 +206,9 @@ def read_still(reader: StillReader, image: np.ndarray) -> StillRead:
     centres = []
     reports = read_hands(reader.hands, image)
     for box, _ in reader.faces(image):
-        if any(_a_hand(box, r.box) for r in reports):
+        # a "face" read on a hand is no person: the player finding's rule
+        if any(head_on_hand(_corners(r.box), ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2), max(box[2] - box[0], 1.0))
+               for r in reports):
             continue
         region = seat_of_face(box, (w, h))
         with quiet_native_stderr(reader.mesh_cold):

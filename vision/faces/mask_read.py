@@ -158,6 +158,13 @@ def hand_over_face(eyes: np.ndarray, hands: list[np.ndarray]) -> float:
     return float(covered.mean())
 
 
+def hand_covers_face(eyes: np.ndarray, hands: list[np.ndarray]) -> bool:
+    """Whether the hands cover enough of the face that its mask is not judged
+    (`HAND_OVER_FACE`): the rule the analysis' seat hands and `mafvar stills`'
+    hands apply, as `judge` does to the mesh's own look (`mesh_hand`)."""
+    return bool(hands) and hand_over_face(eyes, hands) >= HAND_OVER_FACE
+
+
 def read_head(mesh: HeadMesh, crop: Crop) -> tuple[dict[str, float], np.ndarray | None]:
     """`mesh_*` features of a seat crop's head window (the whole crop when it
     was cut for no seat) and the face's eye contours (2, 16, 2) in frame px."""
@@ -233,5 +240,5 @@ def judge(features: dict[str, float]) -> MaskJudgement | None:
 
 
 __all__ = ["MODEL_PATH", "STATES", "PREFIX", "REASONS", "PATCH_SIDE", "MaskModel", "committed_model", "load_model", "save_model",
-           "find_face", "measure", "face_of_eyes", "hand_over_face", "read_head",
+           "find_face", "measure", "face_of_eyes", "hand_over_face", "hand_covers_face", "read_head",
            "describe_face", "MaskJudgement", "judge"]
