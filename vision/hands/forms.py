@@ -14,9 +14,11 @@ on the hands a table zone holds besides a vote (resting, reaching, a
 neighbour's) for "other", from rendered games that are not the committed
 sample.
 
-`read_form` averages the model over the same hand found in the image and in
-its mirror image (the features ignore mirroring; MediaPipe's errors do not)
-where the caller has both.
+`form_probabilities` averages the model (or takes its median) over several
+readings of one hand where the caller has them (the zone pass reads a hand
+again and in the mirror image: the features ignore mirroring, MediaPipe's
+errors do not); `mafvar hands` keeps the one reading it is surest of
+(vision.hands.report.read_hands).
 """
 from __future__ import annotations
 
