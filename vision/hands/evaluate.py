@@ -81,25 +81,37 @@ def list_sign_digit_images(root: Path | None = None, classes=range(1, 6)) -> lis
     return items
 
 
-def evaluate_sign_digits(root: Path | None = None, classes=range(1, 6), detector=None) -> CountResult:
-    """Finger-count accuracy from photos; the hand with the best handedness score is used."""
+def evaluate_sign_digits(root: Path | None = None, classes=range(1, 6), detector=None,
+                         command: bool = True) -> CountResult:
+    """Finger-count accuracy from photos: `mafvar hands`' own path (read_hands:
+    three readings, the form model where it knows the form; its largest hand)
+    or, with command=False, the geometric rules on the one hand the plain
+    image gives (the best handedness score)."""
     from vision.hands.detector import HandDetector, load_rgb
+    from vision.hands.report import read_hands
 
     classes = list(classes)
     items = list_sign_digit_images(root, classes)
     confusion = np.zeros((len(classes), 7), dtype=int)
     own = detector is None
-    detector = detector or HandDetector(max_hands=1)
+    detector = detector or HandDetector(max_hands=2 if command else 1)
     errors = []
     try:
         for path, truth in items:
-            hands = detector.detect(load_rgb(str(path)))
-            if not hands:
+            image = load_rgb(str(path))
+            count: int | None = None
+            if command:
+                reports = read_hands(detector, image)
+                if reports:
+                    count = max(reports, key=lambda r: (r.box[2] - r.box[0]) * (r.box[3] - r.box[1])).count
+            else:
+                hands = detector.detect(image)
+                if hands:
+                    count = classify_hand(max(hands, key=lambda h: h.handedness_score).landmarks_px).count
+            if count is None:
                 confusion[classes.index(truth), 6] += 1
                 errors.append({"path": str(path), "truth": truth, "predicted": None})
                 continue
-            best = max(hands, key=lambda h: h.handedness_score)
-            count = classify_hand(best.landmarks_px).count
             confusion[classes.index(truth), count] += 1
             if count != truth:
                 errors.append({"path": str(path), "truth": truth, "predicted": count})
