@@ -23,6 +23,13 @@
     peek, "cannot judge" is an honest answer. --tune-hand runs (d) and (a)
     on the TRAINING halves for each threshold of the hand checks: where
     the threshold is chosen.
+(e) With --table: `mafvar stills` on a photo of many people at a table
+    camera's scale. Sheets of ten seats, each as (a) composes it (a
+    held-out face, bare, masked or lifted, seen from above, a 32-64 px
+    head), laid out five by two on one image (about 1200x700), every pixel
+    real; read by `mafvar stills`' own function (vision.stills.read_still):
+    per class, the seats whose person was found and their mask readings;
+    and the people found at no seat.
 (b) The vote fist on real hands laid into table zones at the table
     camera's scale, and (c) `mafvar hands` per class on the real hand
     crops: the held-out half of HaGRID, by scripts/eval_real_hands.py's own
@@ -180,6 +187,65 @@ def tune_hand(thresholds=(0.15, 0.25, 0.35, 0.5)) -> dict:
 SMALL_SIZES = ((20, 24), (24, 28), (28, 32), (32, 37))
 
 
+SHEETS = 4   # photos of ten seats each
+
+
+def table_photo(photos, sheets: int = SHEETS) -> dict:
+    """(e): sheets of ten seats, each seat (a) read as a table camera sees it
+    (a held-out face, bare, masked or lifted, a 32-64 px head), laid out five
+    by two on one image, all pixels real; read_still on the whole sheet; a
+    person is a seat's when its face centre lies within 0.6 head widths of
+    the seat's head."""
+    from vision.faces.mesh import HeadMesh
+    from vision.faces.real_faces import KINDS, compose, load_rgb
+    from vision.hands.real_zone import stable_seed
+    from vision.stills import StillReader, read_still
+
+    with HeadMesh(min_detection=0.5) as mesh:
+        faces = [(ph, im, lm) for ph, im in ((ph, load_rgb(ph.path)) for ph in photos if not ph.sunglasses)
+                 for lm in [mesh.landmarks(im)] if lm is not None]
+    read: dict[str, Counter] = {k: Counter() for k in KINDS}
+    stray, sizes = 0, []
+    with StillReader() as reader:
+        for n in range(sheets):
+            cases = []
+            for i in range(10):
+                ph, im, lm = faces[(10 * n + i) % len(faces)]
+                rng = np.random.default_rng(stable_seed("sheet", n, i, ph.name))
+                cases.append(compose(ph, im, lm, KINDS[(n + i) % len(KINDS)], rng))
+            cw = max(c.frame.shape[1] for c in cases)
+            ch = max(c.frame.shape[0] for c in cases)
+            sheet = np.full((2 * ch, 5 * cw, 3), 110, np.uint8)
+            heads = []
+            for i, c in enumerate(cases):
+                x0, y0 = (i % 5) * cw, (i // 5) * ch
+                sheet[y0:y0 + c.frame.shape[0], x0:x0 + c.frame.shape[1]] = c.frame
+                hx, hy, hw = c.region.head or (0.0, 0.0, 0.0)
+                heads.append((x0 + hx, y0 + hy, hw))
+            sizes.append(sheet.shape[:2])
+            still = read_still(reader, sheet)
+            matched: dict[int, object] = {}
+            for person in still.people:
+                fb = person.face_box
+                if fb is None:
+                    stray += 1
+                    continue
+                cx, cy = (fb[0] + fb[2]) / 2, (fb[1] + fb[3]) / 2
+                near = [i for i, (hx, hy, hw) in enumerate(heads)
+                        if np.hypot(cx - hx, cy - hy) <= 0.6 * hw and i not in matched]
+                if not near:
+                    stray += 1
+                    continue
+                matched[min(near, key=lambda i: np.hypot(cx - heads[i][0], cy - heads[i][1]))] = person.mask
+            for i, c in enumerate(cases):
+                m = matched.get(i)
+                read[c.kind]["not found" if m is None else (m.state or f"cannot judge ({m.cannot_judge})")] += 1
+    return {"sheets": sheets, "sheet_px": [list(s[::-1]) for s in sizes], "faces": len(faces), "stray_people": stray,
+            "classes": {k: {"seats": sum(c.values()), "found": sum(c.values()) - c["not found"], "right": c[k],
+                            "wrong": sum(v for r, v in c.items() if r in KINDS and r != k), "read": dict(c)}
+                        for k, c in read.items()}}
+
+
 def small_heads(augment: int) -> dict:
     """The mask read on heads 20-36 px wide, below and around the floor
     (`seat_states.MIN_MASK_HEAD_PX`), on the TRAINING half of the faces: where
@@ -256,6 +322,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="(d) only: a real hand before a masked real face, read with and without the hand checks")
     parser.add_argument("--tune-hand", action="store_true",
                         help="the hand checks' threshold, on the TRAINING halves: (d) and (a) per threshold")
+    parser.add_argument("--table", action="store_true",
+                        help="(e) only: mafvar stills on whole-table frames with held-out real faces at every seat")
     parser.add_argument("--small-heads", action="store_true",
                         help="the mask on 20-36 px heads, on the training half (where the head-width floor is set)")
     args = parser.parse_args(argv)
@@ -268,6 +336,24 @@ def main(argv: list[str] | None = None) -> int:
             print(f"the mask on the {r['photos']} TRAINING-half photos, heads 20-36 px, read with the floor "
                   f"({r['floor']:.0f} px) lifted; per true head width:")
             _print_sizes(r["mask"]["by_size"])
+        return 0
+    if args.table:
+        from vision.faces.real_faces import SPLIT_RULE as FACE_SPLIT, list_faces
+        try:
+            r = table_photo(list_faces(held_out=True))
+        except (FileNotFoundError, OSError) as exc:
+            print(f"eval_real_pixels: error: {exc}", file=sys.stderr)
+            return 2
+        if args.json:
+            print(json.dumps(r, indent=1))
+            return 0
+        print(f"split: {FACE_SPLIT}")
+        print(f"(e) mafvar stills on {r['sheets']} photos of ten seats each ({r['sheet_px']} px), a held-out real "
+              f"face at every seat, read at a table camera's scale")
+        for k, c in r["classes"].items():
+            print(f"    {k:<12} seats {c['seats']:>3}  found {c['found']:>3}  read right {c['right']:>3}  "
+                  f"read as another state {c['wrong']:>3}   read: {c['read']}")
+        print(f"    people found at no seat: {r['stray_people']}")
         return 0
     if args.tune_hand:
         for t, v in tune_hand().items():

@@ -7,8 +7,14 @@ built around it and the frame goes through the extraction's own seat path
 (vision.schedule.seat_landmarks with the face mesh: learned windows, the
 head-window domain check, the mesh's mask reading) and
 seat_states.classify_frame: the same models and thresholds as `analyze`.
-A person the pose model finds whose face no detector finds (seen from
-behind, bowed) is listed with "cannot judge" (no_face).
+A photo of a whole table holds faces far smaller than MediaPipe's face
+detector sees on the whole image (it shrinks the image to 128 px): where
+the whole image gives no face of at least `PORTRAIT_FACE` of its smaller
+side, faces are also looked for as `mafvar calibrate` finds players, on
+tiles of every scale with both face models (vision.people.PeopleFinder.
+find_faces: a face found in at least three tiles). A person the pose model
+finds whose face no detector finds (seen from behind, bowed) is listed with
+"cannot judge" (no_face) when nobody else is found.
 
 Hands come from `mafvar hands`' own path (vision.hands.report.read_hands:
 the palm detector, the landmark model, the form model trained on real
@@ -42,6 +48,8 @@ VERSION = 1
 SAME_FACE_IOU = 0.3
 # a hand belongs to the nearest face within this many face widths
 REACH = 6.0
+# a face at least this share of the image's smaller side makes it a portrait: no tiled search
+PORTRAIT_FACE = 0.25
 # the synthetic seat around a face, in face widths: body box and table zone
 BODY = (-2.5, -2.0, 2.5, 5.0)
 ZONE = (-2.0, 5.0, 2.0, 6.5)
@@ -99,6 +107,7 @@ class StillReader:
     def __init__(self, quiet: bool = True) -> None:
         self._faces: Any = None
         self._pose: Any = None
+        self._people: Any = None
         # MediaPipe's graphs print their TensorFlow Lite and absl start-up lines on
         # fd 2 when made and first run: every graph is made and run once here, on
         # a blank image, with fd 2 silenced, so none reaches the person's terminal;
@@ -110,6 +119,7 @@ class StillReader:
             self.hands = HandDetector(tracking=False, quiet=quiet)
             blank = np.full((96, 96, 3), 128, np.uint8)
             self.faces(blank)
+            self.tiled_faces(blank)
             self.pose_box(blank)
             read_mask(self.seat, blank, seat_of_face((32.0, 32.0, 64.0, 64.0), (96, 96)))
             read_hands(self.hands, blank)
@@ -128,6 +138,27 @@ class StillReader:
                 found.append((box, float(d.score[0])))
         return found
 
+    def tiled_faces(self, image: np.ndarray) -> list[tuple[Box, float]]:
+        """Face boxes from the player finding's tiled search (small faces of a
+        table photo), each as wide as its head, centred where its face box was."""
+        from vision.people import FACE_HEAD_RAISE, PeopleFinder
+        if self._people is None:
+            self._people = PeopleFinder()
+        out = []
+        for head in self._people.find_faces(image):
+            half = head.width / 2
+            cy = head.y + FACE_HEAD_RAISE * head.width
+            out.append(((head.x - half, cy - half, head.x + half, cy + half), head.score))
+        return out
+
+    def all_faces(self, image: np.ndarray) -> list[tuple[Box, float]]:
+        """The whole image's faces, and where none is a portrait's, the tiled search's too."""
+        found = self.faces(image)
+        if any(b[2] - b[0] >= PORTRAIT_FACE * min(image.shape[:2]) for b, _ in found):
+            return found
+        return found + [(b, sc) for b, sc in self.tiled_faces(image)
+                        if all(_iou(b, f) < SAME_FACE_IOU for f, _ in found)]
+
     def pose_box(self, image: np.ndarray) -> Box | None:
         """The box of the one person the pose model finds, or None."""
         import mediapipe as mp
@@ -143,7 +174,7 @@ class StillReader:
         return (float(pts[:, 0].min()), float(pts[:, 1].min()), float(pts[:, 0].max()), float(pts[:, 1].max()))
 
     def close(self) -> None:
-        for g in (self._faces, self._pose):
+        for g in (self._faces, self._pose, self._people):
             if g is not None:
                 g.close()
         self.seat.close()
@@ -205,7 +236,7 @@ def read_still(reader: StillReader, image: np.ndarray) -> StillRead:
     people: list[Person] = []
     centres = []
     reports = read_hands(reader.hands, image)
-    for box, _ in reader.faces(image):
+    for box, _ in reader.all_faces(image):
         # a "face" read on a hand is no person: the player finding's rule
         if any(head_on_hand(_corners(r.box), ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2), max(box[2] - box[0], 1.0))
                for r in reports):

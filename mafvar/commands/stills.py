@@ -13,14 +13,20 @@ confidence, and each hand with its state and whether it is a valid vote
 fist. The same models and thresholds as `mafvar analyze` (the face mesh's
 mask reading, the learned head window where its pixels are like its
 training data); hands as `mafvar hands` reads them. It is how a venue is
-checked from one photo of its table.
+checked from one photo of its table: where no face fills a quarter of the
+photo's shorter side, faces are also looked for on tiles of every scale,
+as `mafvar calibrate` finds players, so the small faces of a whole table
+are found (a photo of many people takes seconds). Hands are read on the
+whole photo: a table photo's small hands are often not found here (the
+analysis reads them in each seat's table zone).
 
 Reasons for "cannot judge": no_face (no face found: bowed, turned away,
 seen from behind), face_place (a face, not where the head is), no_skin (no
 skin to compare the eyes with), hand (a hand over the face), unsure (no
 state has a clear majority), far (a face unlike the mask model's
 training), window_real (only the learned head window saw it, and its
-pixels are real, which it was not trained on). A "face" found on a hand
+pixels are real, which it was not trained on), small (a head narrower than
+the analysis reads a mask on). A "face" found on a hand
 (the hand model finds a hand centred on it, about its size) is no person.
 
 --json prints one document {"format": "mafvar-stills", "version": 1,

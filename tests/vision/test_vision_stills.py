@@ -71,3 +71,41 @@ def test_non_image_is_one_line_and_the_rest_still_read(photos, tmp_path, capsys)
     assert doc["images"][0] == {"path": str(bogus), "error": f"{bogus}: not a readable image"}
     assert doc["images"][1]["people"] == []
     assert "error" in doc["images"][2]
+
+
+@needs_model
+def test_a_photo_of_many_small_faces_finds_each_person_and_reads_the_mask():
+    """A sheet of ten seats as a table camera sees them (the CC0 face, bare or
+    masked, 32-64 px heads, five by two on about 1400x800 px): the whole-image
+    face detector finds none of these faces, the tiled search finds them, and
+    each is read at its seat."""
+    from vision.faces.real_faces import compose
+    from vision.stills import StillReader, read_still
+
+    image = cv2.cvtColor(cv2.imread(str(FACE)), cv2.COLOR_BGR2RGB)
+    with HeadMesh(min_detection=0.5) as mesh:
+        lm = mesh.landmarks(image)
+    cases = [compose(None, image, lm, ("mask_off", "mask_on")[i % 2], np.random.default_rng(40 + i))
+             for i in range(10)]
+    cw, ch = max(c.frame.shape[1] for c in cases), max(c.frame.shape[0] for c in cases)
+    sheet = np.full((2 * ch, 5 * cw, 3), 110, np.uint8)
+    heads = []
+    for i, c in enumerate(cases):
+        x0, y0 = (i % 5) * cw, (i // 5) * ch
+        sheet[y0:y0 + c.frame.shape[0], x0:x0 + c.frame.shape[1]] = c.frame
+        heads.append((x0 + c.region.head[0], y0 + c.region.head[1], c.region.head[2], c.kind))
+    with StillReader() as reader:
+        still = read_still(reader, sheet)
+    found, right, wrong = 0, 0, []
+    for person in still.people:
+        assert person.face_box is not None
+        cx, cy = (person.face_box[0] + person.face_box[2]) / 2, (person.face_box[1] + person.face_box[3]) / 2
+        seat = [h for h in heads if np.hypot(cx - h[0], cy - h[1]) <= 0.6 * h[2]]
+        assert seat, ("a person at no seat", person.face_box)
+        found += 1
+        right += person.mask.state == seat[0][3]
+        if person.mask.state not in (None, seat[0][3]):
+            wrong.append((seat[0][3], person.mask.state))
+    # one face, ten views: one masked view read bare on this machine (the held-out
+    # sheets of scripts/eval_real_pixels.py --table: 39 of 40 right)
+    assert found >= 9 and right >= 8 and len(wrong) <= 1, (found, right, wrong)
