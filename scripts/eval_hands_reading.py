@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
+from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -27,12 +29,24 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
-def averaged(detector, image: np.ndarray) -> list:
-    """The rule before session 36."""
+@contextmanager
+def _form_probabilities(fn):
+    """`mafvar hands`' form model call (report.form_probabilities) replaced by `fn` for the block."""
+    import vision.hands.report as report
+
+    kept = report.form_probabilities
+    report.form_probabilities = fn
+    try:
+        yield
+    finally:
+        report.form_probabilities = kept
+
+
+def averaged(detector, image: np.ndarray, probabilities) -> list:
+    """The rule before session 36 (`probabilities`: the form model's call)."""
     import cv2
 
     from vision.hands.report import _same_hand, _unmirror, report_hand
-    import vision.hands.report as report
 
     width = image.shape[1]
     found = detector.detect(image)
@@ -40,15 +54,12 @@ def averaged(detector, image: np.ndarray) -> list:
     soft = detector.detect(cv2.GaussianBlur(image, (0, 0), 0.8))
     found = found or soft or mirrored
     out = []
-    plain = report.form_probabilities
     for obs in found:
         others = [o.landmarks_px[:, :2] for o in mirrored + soft
                   if o is not obs and _same_hand(obs.landmarks_px, o.landmarks_px)]
-        report.form_probabilities = lambda lms, model=None, median=False, _o=others: plain(list(lms) + _o)
-        try:
+        # the model averaged over this hand's other readings too
+        with _form_probabilities(lambda lms, _o=others: probabilities(list(lms) + _o)):
             out.append(report_hand(obs))
-        finally:
-            report.form_probabilities = plain
     return out
 
 
@@ -68,27 +79,20 @@ def main() -> int:
     labels, landmarks = load_keypoints()
     to_form = np.array([forms.FORMS.index("open_palm"), forms.FORMS.index("fist"), forms.FORMS.index("pointing")])
     right: dict[tuple[str, str], Counter] = {}
-    committed = report.form_probabilities
     for k in (0, 1):
         x1, y1 = photo_rows(folds[k])
         x = np.concatenate([np.array(x1), landmarks])
         y = np.concatenate([y1, to_form[labels]]).astype(int)
         w = np.concatenate([np.ones(len(x1)), np.full(len(labels), KEYPOINT_WEIGHT)])
-        model = forms.fit_form_model(x, y, w, L2, meta={})
-        report.form_probabilities = lambda lms, _m=None, median=False, _model=model: \
-            forms.form_probabilities(lms, _model, median)
-        try:
-            with HandDetector(tracking=False) as detector:
-                for hand in folds[1 - k]:
-                    image = load_rgb(str(hand.path))
-                    for name, reports in (("surest", report.read_hands(detector, image)),
-                                          ("averaged", averaged(detector, image))):
-                        best = max(reports, key=lambda r: (r.box[2] - r.box[0]) * (r.box[3] - r.box[1]),
-                                   default=None)
-                        ok = best is not None and best.state.value == state_of[hand.cls]
-                        right.setdefault((name, hand.cls), Counter())[ok] += 1
-        finally:
-            report.form_probabilities = committed
+        fold = partial(forms.form_probabilities, model=forms.fit_form_model(x, y, w, L2, meta={}))
+        with _form_probabilities(fold), HandDetector(tracking=False) as detector:
+            for hand in folds[1 - k]:
+                image = load_rgb(str(hand.path))
+                for name, reports in (("surest", report.read_hands(detector, image)),
+                                      ("averaged", averaged(detector, image, fold))):
+                    best = max(reports, key=lambda r: r.area, default=None)
+                    ok = best is not None and best.state.value == state_of[hand.cls]
+                    right.setdefault((name, hand.cls), Counter())[ok] += 1
     for name in ("surest", "averaged"):
         cells = [f"{cls} {right[(name, cls)][True]}/{sum(right[(name, cls)].values())}" for cls in state_of]
         total = sum(right[(name, cls)][True] for cls in state_of)

@@ -49,7 +49,7 @@ def photo_accuracy(hands) -> dict:
         for hand in hands:
             reports = read_hands(detector, load_rgb(str(hand.path)))
             if reports:
-                best = max(reports, key=lambda r: (r.box[2] - r.box[0]) * (r.box[3] - r.box[1]))
+                best = max(reports, key=lambda r: r.area)
                 state = best.state.value
             else:
                 state = "no hand"

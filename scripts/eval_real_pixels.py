@@ -197,7 +197,7 @@ def table_photo(photos, sheets: int = SHEETS) -> dict:
     person is a seat's when its face centre lies within 0.6 head widths of
     the seat's head."""
     from vision.faces.mesh import HeadMesh
-    from vision.faces.real_faces import KINDS, compose, load_rgb
+    from vision.faces.real_faces import KINDS, compose, load_rgb, seat_sheet
     from vision.hands.real_zone import stable_seed
     from vision.stills import StillReader, read_still
 
@@ -213,15 +213,7 @@ def table_photo(photos, sheets: int = SHEETS) -> dict:
                 ph, im, lm = faces[(10 * n + i) % len(faces)]
                 rng = np.random.default_rng(stable_seed("sheet", n, i, ph.name))
                 cases.append(compose(ph, im, lm, KINDS[(n + i) % len(KINDS)], rng))
-            cw = max(c.frame.shape[1] for c in cases)
-            ch = max(c.frame.shape[0] for c in cases)
-            sheet = np.full((2 * ch, 5 * cw, 3), 110, np.uint8)
-            heads = []
-            for i, c in enumerate(cases):
-                x0, y0 = (i % 5) * cw, (i // 5) * ch
-                sheet[y0:y0 + c.frame.shape[0], x0:x0 + c.frame.shape[1]] = c.frame
-                hx, hy, hw = c.region.head or (0.0, 0.0, 0.0)
-                heads.append((x0 + hx, y0 + hy, hw))
+            sheet, heads = seat_sheet(cases)
             sizes.append(sheet.shape[:2])
             still = read_still(reader, sheet)
             matched: dict[int, object] = {}
@@ -312,6 +304,15 @@ def _print(r: dict) -> None:
     print("targets met" if r["passed"] else "TARGET MISSED")
 
 
+def _figures(compute):
+    """compute()'s figures, or None after saying on stderr which data are missing."""
+    try:
+        return compute()
+    except (FileNotFoundError, OSError) as exc:
+        print(f"eval_real_pixels: error: {exc}", file=sys.stderr)
+        return None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
@@ -339,10 +340,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.table:
         from vision.faces.real_faces import SPLIT_RULE as FACE_SPLIT, list_faces
-        try:
-            r = table_photo(list_faces(held_out=True))
-        except (FileNotFoundError, OSError) as exc:
-            print(f"eval_real_pixels: error: {exc}", file=sys.stderr)
+        r = _figures(lambda: table_photo(list_faces(held_out=True)))
+        if r is None:
             return 2
         if args.json:
             print(json.dumps(r, indent=1))
@@ -366,10 +365,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.hand_before:
         from vision.faces.real_faces import SPLIT_RULE as FACE_SPLIT, list_faces
         from vision.hands.real_zone import SPLIT_RULE as HAND_SPLIT, list_hagrid
-        try:
-            r = hand_before_mask(list_faces(held_out=True), list_hagrid(held_out=True))
-        except (FileNotFoundError, OSError) as exc:
-            print(f"eval_real_pixels: error: {exc}", file=sys.stderr)
+        r = _figures(lambda: hand_before_mask(list_faces(held_out=True), list_hagrid(held_out=True)))
+        if r is None:
             return 2
         if args.json:
             print(json.dumps(r, indent=1))
@@ -379,10 +376,8 @@ def main(argv: list[str] | None = None) -> int:
         for way, v in r.items():
             print(f"    {way:<24} false peek readings (off, lifted) {v['false_peek']:>3}/{v['cases']}   read: {v['read']}")
         return 0
-    try:
-        r = run(args.augment, masks=not args.hands_only, hands=not args.masks_only)
-    except (FileNotFoundError, OSError) as exc:
-        print(f"eval_real_pixels: error: {exc}", file=sys.stderr)
+    r = _figures(lambda: run(args.augment, masks=not args.hands_only, hands=not args.masks_only))
+    if r is None:
         return 2
     print(json.dumps(r, indent=1) if args.json else "", end="")
     if not args.json:

@@ -30,7 +30,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from vision.calibration import Box, SeatRegion
+from vision.calibration import Box, SeatRegion, box_iou
 from vision.faces.mask_read import hand_covers_face
 from vision.hands.classify import HandState
 from vision.hands.detector import HandDetector
@@ -134,13 +134,15 @@ class StillReader:
         for d in self._faces.process(image).detections or []:
             bb = d.location_data.relative_bounding_box
             box = (bb.xmin * w, bb.ymin * h, (bb.xmin + bb.width) * w, (bb.ymin + bb.height) * h)
-            if all(_iou(box, b) < SAME_FACE_IOU for b, _ in found):
+            if all(box_iou(box, b) < SAME_FACE_IOU for b, _ in found):
                 found.append((box, float(d.score[0])))
         return found
 
     def tiled_faces(self, image: np.ndarray) -> list[tuple[Box, float]]:
         """Face boxes from the player finding's tiled search (small faces of a
-        table photo), each as wide as its head, centred where its face box was."""
+        table photo), each as wide as its head, centred where its face box was.
+        Made and run once silenced when the reader is (__init__): made later, on
+        the first table photo, its TensorFlow Lite lines reach the terminal."""
         from vision.people import FACE_HEAD_RAISE, PeopleFinder
         if self._people is None:
             self._people = PeopleFinder()
@@ -157,7 +159,7 @@ class StillReader:
         if any(b[2] - b[0] >= PORTRAIT_FACE * min(image.shape[:2]) for b, _ in found):
             return found
         return found + [(b, sc) for b, sc in self.tiled_faces(image)
-                        if all(_iou(b, f) < SAME_FACE_IOU for f, _ in found)]
+                        if all(box_iou(b, f) < SAME_FACE_IOU for f, _ in found)]
 
     def pose_box(self, image: np.ndarray) -> Box | None:
         """The box of the one person the pose model finds, or None."""
@@ -185,14 +187,6 @@ class StillReader:
 
     def __exit__(self, *exc) -> None:
         self.close()
-
-
-def _iou(a: Box, b: Box) -> float:
-    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    inter = ix * iy
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
-    return inter / union if union > 0 else 0.0
 
 
 def _corners(box: Box) -> np.ndarray:

@@ -203,7 +203,7 @@ def test_each_hand_is_reported_by_its_surest_reading_over_the_three_images(held_
     for stem in ("f86998ab", "f851de61", "fe43b55a"):
         reports = read_hands(detector, load_rgb(str(likes[stem].path)))
         assert reports, stem
-        whole = max(reports, key=lambda r: (r.box[2] - r.box[0]) * (r.box[3] - r.box[1]))
+        whole = max(reports, key=lambda r: r.area)
         assert whole.state.value == "thumb_up", (stem, [r.to_dict() for r in reports])
 
 

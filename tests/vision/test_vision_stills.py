@@ -79,7 +79,7 @@ def test_a_photo_of_many_small_faces_finds_each_person_and_reads_the_mask():
     masked, 32-64 px heads, five by two on about 1400x800 px): the whole-image
     face detector finds none of these faces, the tiled search finds them, and
     each is read at its seat."""
-    from vision.faces.real_faces import compose
+    from vision.faces.real_faces import compose, seat_sheet
     from vision.stills import StillReader, read_still
 
     image = cv2.cvtColor(cv2.imread(str(FACE)), cv2.COLOR_BGR2RGB)
@@ -87,13 +87,8 @@ def test_a_photo_of_many_small_faces_finds_each_person_and_reads_the_mask():
         lm = mesh.landmarks(image)
     cases = [compose(None, image, lm, ("mask_off", "mask_on")[i % 2], np.random.default_rng(40 + i))
              for i in range(10)]
-    cw, ch = max(c.frame.shape[1] for c in cases), max(c.frame.shape[0] for c in cases)
-    sheet = np.full((2 * ch, 5 * cw, 3), 110, np.uint8)
-    heads = []
-    for i, c in enumerate(cases):
-        x0, y0 = (i % 5) * cw, (i // 5) * ch
-        sheet[y0:y0 + c.frame.shape[0], x0:x0 + c.frame.shape[1]] = c.frame
-        heads.append((x0 + c.region.head[0], y0 + c.region.head[1], c.region.head[2], c.kind))
+    sheet, seats = seat_sheet(cases)
+    heads = [(x, y, w, c.kind) for (x, y, w), c in zip(seats, cases)]
     with StillReader() as reader:
         still = read_still(reader, sheet)
     found, right, wrong = 0, 0, []

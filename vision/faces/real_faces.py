@@ -181,10 +181,28 @@ def compose_into(photo: FacePhoto, image: np.ndarray, lm: np.ndarray, kind: str,
     return HeadCase(photo, kind, np.clip(noisy, 0, 255).astype(np.uint8), region, view, look)
 
 
+def seat_sheet(cases: list[HeadCase], columns: int = 5,
+               grey: int = 110) -> tuple[np.ndarray, list[tuple[float, float, float]]]:
+    """The cases' seat frames laid out in a grid on one image (a photo of many
+    people at a table camera's scale, every pixel real), and each seat's head
+    (x, y, width) in it, in the cases' order."""
+    cw = max(c.frame.shape[1] for c in cases)
+    ch = max(c.frame.shape[0] for c in cases)
+    rows = -(-len(cases) // columns)
+    sheet = np.full((rows * ch, columns * cw, 3), grey, np.uint8)
+    heads = []
+    for i, c in enumerate(cases):
+        x0, y0 = (i % columns) * cw, (i // columns) * ch
+        sheet[y0:y0 + c.frame.shape[0], x0:x0 + c.frame.shape[1]] = c.frame
+        hx, hy, hw = c.region.head or (0.0, 0.0, 0.0)
+        heads.append((x0 + hx, y0 + hy, hw))
+    return sheet, heads
+
+
 def seat_crop_of(case: HeadCase):
     """The case's seat crop, cut as the extraction cuts a seat."""
     return seat_crop(case.frame, case.region)
 
 
 __all__ = ["SPLIT_RULE", "KINDS", "SUNGLASSES", "faces_root", "FacePhoto", "list_faces", "load_rgb", "HeadCase",
-           "compose", "compose_into", "shrink", "seat_crop_of"]
+           "compose", "compose_into", "shrink", "seat_sheet", "seat_crop_of"]

@@ -103,7 +103,7 @@ def evaluate_sign_digits(root: Path | None = None, classes=range(1, 6), detector
             if command:
                 reports = read_hands(detector, image)
                 if reports:
-                    count = max(reports, key=lambda r: (r.box[2] - r.box[0]) * (r.box[3] - r.box[1])).count
+                    count = max(reports, key=lambda r: r.area).count
             else:
                 hands = detector.detect(image)
                 if hands:

@@ -5,6 +5,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from vision.calibration import Box, box_area, box_intersection
 from vision.hands.classify import (
     SHAPE_FAMILIES,
     HandClassification,
@@ -25,6 +26,11 @@ class HandReport:
     state: HandState
     count: int
     confidence: float
+
+    @property
+    def area(self) -> float:
+        """The box's area (px²): the largest report of a photo of one hand is that hand."""
+        return box_area(self.box)
 
     def to_dict(self) -> dict:
         """The JSON record: {box: [x0,y0,x1,y1], handedness, state, count, confidence}."""
@@ -143,12 +149,10 @@ def read_hands(detector: HandDetector, image: np.ndarray) -> list[HandReport]:
 SAME_BOX = 0.5
 
 
-def _overlap(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> float:
+def _overlap(a: Box, b: Box) -> float:
     """The intersection of two boxes over the smaller one's area."""
-    iw = min(a[2], b[2]) - max(a[0], b[0])
-    ih = min(a[3], b[3]) - max(a[1], b[1])
-    smaller = min((a[2] - a[0]) * (a[3] - a[1]), (b[2] - b[0]) * (b[3] - b[1]))
-    return max(iw, 0.0) * max(ih, 0.0) / smaller if smaller > 0 else 0.0
+    smaller = min(box_area(a), box_area(b))
+    return box_intersection(a, b) / smaller if smaller > 0 else 0.0
 
 
 def _unmirror(h: HandObservation, width: int) -> HandObservation:
