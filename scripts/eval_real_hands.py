@@ -1,7 +1,7 @@
 """Real hands, never used in training: what `mafvar hands` reads, and whether
 the pipeline's zone decision takes a real thumb-up fist for a vote.
 
-    .venv/bin/python scripts/eval_real_hands.py [--json] [--photos-only] [--tune]
+    .venv/bin/python scripts/eval_real_hands.py [--json] [--photos-only] [--tune] [--bound]
 
 (a) `mafvar hands` (vision.hands.report.read_hands, the command's own path)
     on the held-out half of the real HaGRID crops: per class, the share read
@@ -15,6 +15,11 @@ the pipeline's zone decision takes a real thumb-up fist for a vote.
     path and seat_states.classify_frame. Positive: a real thumb-up fist;
     negatives: real fists, palms, pointing hands, empty and prop zones.
     Vote-fist recall and precision of fist_on_table[thumb_up].
+(b') With --bound, on the same composed seat-frames: each hand read many
+    ways (three box sizes, four rotations, plain and mirror; median), once
+    where the real hand was laid (told, not found) and once around each hand
+    the zone pass found: how many misses are the reading, how many the
+    finding. A diagnostic, not what the analysis runs.
 The split is printed; its training half trains vision/hands/form_model.json
 (scripts/train_hand_forms.py), this half is read only here. Data from
 $MAFVAR_SHARED (default <repo>/../shared). Exit status 1 when a target is
@@ -59,18 +64,27 @@ def photo_accuracy(hands) -> dict:
             for cls, c in read.items()}
 
 
+def _composed(hands, game: Path, tune: bool):
+    """The hands laid into the game's zones (with the empty and prop zones) as
+    (case, frame) pairs, and the game's calibration: the held-out hands at the
+    evaluation times, or (tune) the training half at the training times."""
+    from vision.calibration import load_calibration
+    from vision.hands.real_zone import EVAL_TIMES, TRAIN_TIMES, background_frames, compose_cases
+
+    cal = load_calibration(game / "calibration.json")
+    times, tag = (TRAIN_TIMES, "train") if tune else (EVAL_TIMES, "eval")
+    return compose_cases(background_frames(game, times), hands, cal, empties=4, props=2, tag=tag), cal
+
+
 def zone_votes(hands, game: Path = SAMPLE, tune: bool = False) -> dict:
     """Vote-fist recall / precision of the zone decision on real hands laid
     into the game's zones: the held-out hands at the evaluation times, or
     (tune) the training half at the training times, the set the zone
     thresholds are chosen on."""
-    from vision.calibration import load_calibration
-    from vision.hands.real_zone import EVAL_TIMES, TRAIN_TIMES, background_frames, compose_cases, read_cases
+    from vision.hands.real_zone import read_cases
 
-    cal = load_calibration(game / "calibration.json")
-    times, tag = (TRAIN_TIMES, "train") if tune else (EVAL_TIMES, "eval")
-    cases = read_cases(compose_cases(background_frames(game, times), hands, cal, empties=4, props=2,
-                                     tag=tag), cal)
+    composed, cal = _composed(hands, game, tune)
+    cases = read_cases(composed, cal)
     by_kind: dict[str, Counter] = {}
     for c in cases:
         by_kind.setdefault(c.kind, Counter())[c.form or "none"] += 1
@@ -84,6 +98,80 @@ def zone_votes(hands, game: Path = SAMPLE, tune: bool = False) -> dict:
             "forms_read": {k: dict(v) for k, v in by_kind.items()},
             "missed_because": dict(why), "false_votes_from": dict(false_why),
             "unread_hands": sum(1 for c in cases if c.kind in STATE_OF and not c.hands)}
+
+
+# --bound: boxes around a hand, their half side in palm lengths (wrist to middle
+# knuckle); a palm is about a tenth of a seated player's visible body height
+BOUND_HALVES = (1.5, 2.0, 2.5)
+PALM_OF_BODY = 0.1
+
+
+def _thumb_up_over_readings(roi, frame, mirrored, centre, palm: float) -> float | None:
+    """The form model's thumb-up probability, median over the landmark model's
+    readings in square boxes around `centre` (half sides BOUND_HALVES palms),
+    each upright rotation, the frame and its mirror image; None if no
+    reading found a hand."""
+    import numpy as np
+
+    from vision.hands.forms import FORMS, committed_form_model
+    from vision.hands.roi import ROTATIONS
+
+    model = committed_form_model()
+    if model is None:
+        return None
+    w = frame.shape[1]
+    p = []
+    for k in BOUND_HALVES:
+        x0, y0, x1, y1 = centre[0] - k * palm, centre[1] - k * palm, centre[0] + k * palm, centre[1] + k * palm
+        for rotation in ROTATIONS:
+            # the form features ignore mirroring: the mirror image's landmarks need no flip back
+            for image, box in ((frame, (x0, y0, x1, y1)), (mirrored, (w - 1 - x1, y0, w - 1 - x0, y1))):
+                found = roi.find(image, box, rotations=(rotation,))
+                if found is not None:
+                    p.append(model.probabilities(found[0][:, :2])[FORMS.index("thumb_up")])
+    return float(np.median(p)) if p else None
+
+
+def reading_bound(hands, game: Path = SAMPLE, tune: bool = False) -> dict:
+    """Where the zone's vote-fist misses come from: the same composed
+    seat-frames, each hand read by many readings (every box size, rotation and
+    mirror of _thumb_up_over_readings, the vote at the median as in
+    seat_states) (i) at the place the real hand was laid (its wrist, its palm
+    length: told, not found) and (ii) around each hand the zone pass found
+    (its centre, the palm a seat of that size has). (i) bounds what reading
+    alone can give; the gap from (i) to (ii) is the cost of finding the hand.
+    A diagnostic: nothing here is what the analysis runs."""
+    import numpy as np
+
+    from vision.hands.real_zone import read_cases
+    from vision.hands.roi import RoiLandmarker
+    from vision.seat_states import VOTE_THUMB_P
+
+    composed, cal = _composed(hands, game, tune)
+    frames = [f for _, f in composed]
+    cases = read_cases(composed, cal)
+    seats = cal.camera("cam1").seats
+    laid: Counter = Counter()
+    found: Counter = Counter()
+    pipeline: Counter = Counter()
+    with RoiLandmarker() as roi:
+        for case, frame in zip(cases, frames):
+            positive = case.kind == "like"
+            pipeline[(positive, case.vote)] += 1
+            mirrored = np.ascontiguousarray(frame[:, ::-1])
+            if case.wrist is not None:
+                p = _thumb_up_over_readings(roi, frame, mirrored, case.wrist, case.palm_px)
+                laid[(positive, p is not None and p >= VOTE_THUMB_P)] += 1
+            body = seats[case.seat].body
+            palm = PALM_OF_BODY * (body[3] - body[1])
+            ps = [_thumb_up_over_readings(roi, frame, mirrored, pts[:, :2].mean(axis=0), palm) for pts in case.hands]
+            found[(positive, any(p is not None and p >= VOTE_THUMB_P for p in ps))] += 1
+
+    def figures(c: Counter) -> dict:
+        return {"true_votes": c[(True, True)], "positives": c[(True, True)] + c[(True, False)],
+                "false_votes": c[(False, True)], "negatives": c[(False, True)] + c[(False, False)]}
+    return {"set": "training half (tuning)" if tune else "held-out half", "pipeline": figures(pipeline),
+            "at_the_laid_place": figures(laid), "around_the_found_hands": figures(found)}
 
 
 def miss_cause(case) -> str:
@@ -108,16 +196,20 @@ def miss_cause(case) -> str:
     return f"read as {form} ({readings})"
 
 
-def run(photos_only: bool = False, tune: bool = False) -> dict:
+def run(photos_only: bool = False, tune: bool = False, bound: bool = False) -> dict:
     """Every figure of this check, as a dict (raises FileNotFoundError without
-    the data). tune: (b) on the training half instead (the tuning set), said so."""
+    the data). tune: (b) on the training half instead (the tuning set), said so;
+    bound: also reading_bound on the same set."""
     from vision.hands.real_zone import SPLIT_RULE, list_hagrid
 
     held_out = list_hagrid(held_out=True)
     out = {"split": SPLIT_RULE, "held_out_images": len(held_out), "photos": photo_accuracy(held_out)}
     if not photos_only:
-        out["zone"] = zone_votes(list_hagrid(held_out=False) if tune else held_out, tune=tune)
+        zone_hands = list_hagrid(held_out=False) if tune else held_out
+        out["zone"] = zone_votes(zone_hands, tune=tune)
         out["zone"]["set"] = "training half (tuning)" if tune else "held-out half"
+        if bound:
+            out["bound"] = reading_bound(zone_hands, tune=tune)
     photos_ok = all(out["photos"][c]["accuracy"] >= t for c, t in HAND_TARGETS.items())
     zone_ok = photos_only or (out["zone"]["recall"] >= RECALL_TARGET and out["zone"]["precision"] >= PRECISION_TARGET)
     out["targets"] = {"hands_accuracy": HAND_TARGETS, "vote_recall": RECALL_TARGET,
@@ -144,6 +236,15 @@ def print_report(r: dict) -> None:
         print(f"    false votes: {z['false_votes_from']}")
         for kind, forms in z["forms_read"].items():
             print(f"    {kind:>5}: fist_on_table forms read {forms}")
+    if "bound" in r:
+        b = r["bound"]
+        print(f"(b') where the misses come from ({b['set']}; many readings of each hand, median thumb-up):")
+        for key, what in (("pipeline", "the analysis' zone decision (b)"),
+                          ("at_the_laid_place", "read where the hand was laid (told, not found)"),
+                          ("around_the_found_hands", "read around the hands the zone pass found")):
+            f = b[key]
+            print(f"    {what:<50} thumb-ups {f['true_votes']}/{f['positives']}, "
+                  f"false votes {f['false_votes']}/{f['negatives']}")
     print("targets met" if r["passed"] else "TARGET MISSED")
 
 
@@ -154,9 +255,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tune", action="store_true",
                         help="(b) on the training half at the training times: the set the zone thresholds are "
                              "chosen on (not an evaluation)")
+    parser.add_argument("--bound", action="store_true",
+                        help="(b') also read each hand many ways where it was laid and where the zone pass found "
+                             "it: how much of the miss is reading, how much finding (a diagnostic, ~4 min)")
     args = parser.parse_args(argv)
     try:
-        r = run(args.photos_only, args.tune)
+        r = run(args.photos_only, args.tune, args.bound)
     except (FileNotFoundError, OSError) as exc:
         print(f"eval_real_hands: error: {exc}", file=sys.stderr)
         return 2
