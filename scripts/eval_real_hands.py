@@ -64,27 +64,27 @@ def photo_accuracy(hands) -> dict:
             for cls, c in read.items()}
 
 
-def _composed(hands, game: Path, tune: bool):
-    """The hands laid into the game's zones (with the empty and prop zones) as
-    (case, frame) pairs, and the game's calibration: the held-out hands at the
-    evaluation times, or (tune) the training half at the training times."""
+def read_zone_cases(hands, game: Path = SAMPLE, tune: bool = False):
+    """The hands laid into the game's zones (with the empty and prop zones)
+    and read by the pipeline: (cases, their composed frames, the game's
+    calibration). The held-out hands at the evaluation times, or (tune) the
+    training half at the training times."""
     from vision.calibration import load_calibration
-    from vision.hands.real_zone import EVAL_TIMES, TRAIN_TIMES, background_frames, compose_cases
+    from vision.hands.real_zone import EVAL_TIMES, TRAIN_TIMES, background_frames, compose_cases, read_cases
 
     cal = load_calibration(game / "calibration.json")
     times, tag = (TRAIN_TIMES, "train") if tune else (EVAL_TIMES, "eval")
-    return compose_cases(background_frames(game, times), hands, cal, empties=4, props=2, tag=tag), cal
+    composed = compose_cases(background_frames(game, times), hands, cal, empties=4, props=2, tag=tag)
+    return read_cases(composed, cal), [frame for _, frame in composed], cal
 
 
-def zone_votes(hands, game: Path = SAMPLE, tune: bool = False) -> dict:
+def zone_votes(hands, game: Path = SAMPLE, tune: bool = False, read=None) -> dict:
     """Vote-fist recall / precision of the zone decision on real hands laid
     into the game's zones: the held-out hands at the evaluation times, or
     (tune) the training half at the training times, the set the zone
-    thresholds are chosen on."""
-    from vision.hands.real_zone import read_cases
-
-    composed, cal = _composed(hands, game, tune)
-    cases = read_cases(composed, cal)
+    thresholds are chosen on. `read`: read_zone_cases' answer when the
+    caller has it."""
+    cases = (read or read_zone_cases(hands, game, tune))[0]
     by_kind: dict[str, Counter] = {}
     for c in cases:
         by_kind.setdefault(c.kind, Counter())[c.form or "none"] += 1
@@ -132,7 +132,7 @@ def _thumb_up_over_readings(roi, frame, mirrored, centre, palm: float) -> float 
     return float(np.median(p)) if p else None
 
 
-def reading_bound(hands, game: Path = SAMPLE, tune: bool = False) -> dict:
+def reading_bound(hands, game: Path = SAMPLE, tune: bool = False, read=None) -> dict:
     """Where the zone's vote-fist misses come from: the same composed
     seat-frames, each hand read by many readings (every box size, rotation and
     mirror of _thumb_up_over_readings, the vote at the median as in
@@ -140,16 +140,14 @@ def reading_bound(hands, game: Path = SAMPLE, tune: bool = False) -> dict:
     length: told, not found) and (ii) around each hand the zone pass found
     (its centre, the palm a seat of that size has). (i) bounds what reading
     alone can give; the gap from (i) to (ii) is the cost of finding the hand.
-    A diagnostic: nothing here is what the analysis runs."""
+    A diagnostic: nothing here is what the analysis runs. `read`:
+    read_zone_cases' answer when the caller has it."""
     import numpy as np
 
-    from vision.hands.real_zone import read_cases
     from vision.hands.roi import RoiLandmarker
     from vision.seat_states import VOTE_THUMB_P
 
-    composed, cal = _composed(hands, game, tune)
-    frames = [f for _, f in composed]
-    cases = read_cases(composed, cal)
+    cases, frames, cal = read or read_zone_cases(hands, game, tune)
     seats = cal.camera("cam1").seats
     laid: Counter = Counter()
     found: Counter = Counter()
@@ -206,10 +204,11 @@ def run(photos_only: bool = False, tune: bool = False, bound: bool = False) -> d
     out = {"split": SPLIT_RULE, "held_out_images": len(held_out), "photos": photo_accuracy(held_out)}
     if not photos_only:
         zone_hands = list_hagrid(held_out=False) if tune else held_out
-        out["zone"] = zone_votes(zone_hands, tune=tune)
+        read = read_zone_cases(zone_hands, tune=tune)   # composed and read once for (b) and (b')
+        out["zone"] = zone_votes(zone_hands, tune=tune, read=read)
         out["zone"]["set"] = "training half (tuning)" if tune else "held-out half"
         if bound:
-            out["bound"] = reading_bound(zone_hands, tune=tune)
+            out["bound"] = reading_bound(zone_hands, tune=tune, read=read)
     photos_ok = all(out["photos"][c]["accuracy"] >= t for c, t in HAND_TARGETS.items())
     zone_ok = photos_only or (out["zone"]["recall"] >= RECALL_TARGET and out["zone"]["precision"] >= PRECISION_TARGET)
     out["targets"] = {"hands_accuracy": HAND_TARGETS, "vote_recall": RECALL_TARGET,

@@ -313,6 +313,41 @@ def _figures(compute):
         return None
 
 
+def _answer(compute, as_json: bool, show) -> int:
+    """compute()'s figures printed as JSON or by show(figures): exit status 0,
+    or 2 when the data are missing."""
+    r = _figures(compute)
+    if r is None:
+        return 2
+    if as_json:
+        print(json.dumps(r, indent=1))
+    else:
+        show(r)
+    return 0
+
+
+def _print_table(r: dict) -> None:
+    from vision.faces.real_faces import SPLIT_RULE as FACE_SPLIT
+
+    print(f"split: {FACE_SPLIT}")
+    print(f"(e) mafvar stills on {r['sheets']} photos of ten seats each ({r['sheet_px']} px), a held-out real "
+          f"face at every seat, read at a table camera's scale")
+    for k, c in r["classes"].items():
+        print(f"    {k:<12} seats {c['seats']:>3}  found {c['found']:>3}  read right {c['right']:>3}  "
+              f"read as another state {c['wrong']:>3}   read: {c['read']}")
+    print(f"    people found at no seat: {r['stray_people']}")
+
+
+def _print_hand_before(r: dict) -> None:
+    from vision.faces.real_faces import SPLIT_RULE as FACE_SPLIT
+    from vision.hands.real_zone import SPLIT_RULE as HAND_SPLIT
+
+    print(f"split: {FACE_SPLIT}\nsplit: {HAND_SPLIT}")
+    print("(d) a held-out real hand over the eyes of a held-out masked real face (truth: mask on)")
+    for way, v in r.items():
+        print(f"    {way:<24} false peek readings (off, lifted) {v['false_peek']:>3}/{v['cases']}   read: {v['read']}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
@@ -339,21 +374,8 @@ def main(argv: list[str] | None = None) -> int:
             _print_sizes(r["mask"]["by_size"])
         return 0
     if args.table:
-        from vision.faces.real_faces import SPLIT_RULE as FACE_SPLIT, list_faces
-        r = _figures(lambda: table_photo(list_faces(held_out=True)))
-        if r is None:
-            return 2
-        if args.json:
-            print(json.dumps(r, indent=1))
-            return 0
-        print(f"split: {FACE_SPLIT}")
-        print(f"(e) mafvar stills on {r['sheets']} photos of ten seats each ({r['sheet_px']} px), a held-out real "
-              f"face at every seat, read at a table camera's scale")
-        for k, c in r["classes"].items():
-            print(f"    {k:<12} seats {c['seats']:>3}  found {c['found']:>3}  read right {c['right']:>3}  "
-                  f"read as another state {c['wrong']:>3}   read: {c['read']}")
-        print(f"    people found at no seat: {r['stray_people']}")
-        return 0
+        from vision.faces.real_faces import list_faces
+        return _answer(lambda: table_photo(list_faces(held_out=True)), args.json, _print_table)
     if args.tune_hand:
         for t, v in tune_hand().items():
             d = v["hand_before"]
@@ -363,19 +385,10 @@ def main(argv: list[str] | None = None) -> int:
                 f"{k} {c['right']}/{c['cases']} ({c['hand']})" for k, c in v["no_hand"].items()))
         return 0
     if args.hand_before:
-        from vision.faces.real_faces import SPLIT_RULE as FACE_SPLIT, list_faces
-        from vision.hands.real_zone import SPLIT_RULE as HAND_SPLIT, list_hagrid
-        r = _figures(lambda: hand_before_mask(list_faces(held_out=True), list_hagrid(held_out=True)))
-        if r is None:
-            return 2
-        if args.json:
-            print(json.dumps(r, indent=1))
-            return 0
-        print(f"split: {FACE_SPLIT}\nsplit: {HAND_SPLIT}")
-        print("(d) a held-out real hand over the eyes of a held-out masked real face (truth: mask on)")
-        for way, v in r.items():
-            print(f"    {way:<24} false peek readings (off, lifted) {v['false_peek']:>3}/{v['cases']}   read: {v['read']}")
-        return 0
+        from vision.faces.real_faces import list_faces
+        from vision.hands.real_zone import list_hagrid
+        return _answer(lambda: hand_before_mask(list_faces(held_out=True), list_hagrid(held_out=True)), args.json,
+                       _print_hand_before)
     r = _figures(lambda: run(args.augment, masks=not args.hands_only, hands=not args.masks_only))
     if r is None:
         return 2
