@@ -147,18 +147,24 @@ class SeatLandmarker:
             self._roi.close()
             self._roi = None
 
-    def read_regions(self, crop: Crop, boxes) -> list[Hand]:
+    def read_regions(self, crop: Crop, boxes, player_xy: tuple[float, float] | None = None) -> list[Hand]:
         """The hand landmark model alone on boxes of the crop ([x0, y0, x1, y1]
         crop px), where the palm detector found nothing (vision.hands.roi):
-        the hands it finds, in frame px."""
+        the hands it finds, in frame px. `player_xy` (crop px), where the
+        seat's player sits: a hand on the table points away from its player,
+        so that rotation is tried first (fewer model runs, and the first
+        reading in the hand's own upright frame)."""
         if not boxes:
             return []
+        from vision.hands.roi import ROTATIONS, RoiLandmarker, rotation_toward, rotations_from
+
         if self._roi is None:
-            from vision.hands.roi import RoiLandmarker
             self._roi = RoiLandmarker()
         out = []
         for box in boxes:
-            found = self._roi.find(crop.image, box)
+            centre = ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
+            rotations = ROTATIONS if player_xy is None else rotations_from(rotation_toward(player_xy, centre))
+            found = self._roi.find(crop.image, box, rotations)
             if found is None:
                 continue
             px, label, score = found

@@ -43,6 +43,12 @@ PASSES = (*(m.value for m in Model), ZONE_PASS)
 SEEK_EACH_MIN_GAP = 4.0
 # sampling sparser than this reads key frames only, where the file has them that often
 KEYFRAME_MIN_GAP = 0.9
+# A chunk is one FFmpeg process (~70 ms to start and seek) and one restart of
+# the motion gate: a sparse range's 10 frames per 10 s paid that per 10 key
+# frames (392 chunks, a fifth of the decoding of a full-length game,
+# scripts/bench_decode.py); three times longer chunks still leave dozens
+# to share between two workers.
+SPARSE_CHUNKS = 3
 
 
 @dataclass(frozen=True)
@@ -123,14 +129,16 @@ class Schedule:
                               for r in self.ranges if r.t0 < duration))
 
     def chunks(self, max_seconds: float = 10.0) -> list[ScheduleRange]:
-        """The merged schedule cut into pieces of at most `max_seconds`, cut
-        at whole multiples of the piece length counted from the video's
-        start, so two schedules that cover the same seconds at the same rate
-        read them in the same chunks (a chunk's first frame starts the
-        motion gate's and the trackers' history afresh)."""
+        """The merged schedule cut into pieces of at most `max_seconds`
+        (SPARSE_CHUNKS times that for ranges read from key frames), cut at
+        whole multiples of the piece length counted from the video's start,
+        so two schedules that cover the same seconds at the same rate read
+        them in the same chunks (a chunk's first frame starts the motion
+        gate's and the trackers' history afresh)."""
         out: list[ScheduleRange] = []
         for r in self.merged().ranges:
-            step = max(1, math.floor(max_seconds * r.fps)) / r.fps
+            length = max_seconds * (SPARSE_CHUNKS if 1.0 / r.fps >= KEYFRAME_MIN_GAP else 1)
+            step = max(1, math.floor(length * r.fps)) / r.fps
             for k in range(math.floor(r.t0 / step + 1e-9), math.ceil(r.t1 / step - 1e-9)):
                 a, b = max(r.t0, k * step), min(r.t1, (k + 1) * step)
                 if b > a:
@@ -435,10 +443,19 @@ def seat_landmarks(image: np.ndarray, t: float, seat: int, region, landmarker: S
         # small real fists the palm detector misses: the landmark model on
         # hand-sized skin blobs no found hand covers (vision.hands.zone_read)
         found = [(h.points[:, :2] - np.array(zc.box[:2])) * np.array(zc.scale_xy) for h in zl.hands]
-        extra = zone_hands.read_regions(zc, skin_proposals(zc.image, found))
         # the hands that may be the seat's vote are read twice more (own box,
         # mirror image), the vote form taken over the readings (vision.hands.zone_read)
         own = expand(region.table_zone, REREAD_MARGIN, size)
+        # only blobs centred in the seat's own part of the crop: one at the
+        # crop's edge is a neighbour's arm or hand, read (if it is a hand) in
+        # that seat's own pass; each blob read costs up to four model runs
+        near = expand(region.table_zone, BLOB_MARGIN, size)
+        origin, scale = np.array(zc.box[:2]), np.array(zc.scale_xy)
+        lo, hi = (np.array(near[:2]) - origin) * scale, (np.array(near[2:]) - origin) * scale
+        blobs = skin_proposals(zc.image, found, within=(float(lo[0]), float(lo[1]), float(hi[0]), float(hi[1])))
+        body = region.body
+        player = (np.array([(body[0] + body[2]) / 2, (body[1] + body[3]) / 2]) - origin) * scale
+        extra = zone_hands.read_regions(zc, blobs, (float(player[0]), float(player[1])))
         lm.hands = merge_hands(zl.hands + extra, lm.hands)
         if reread:
             # the seat crop's hands too: one of them may be the zone's likeliest vote
@@ -447,10 +464,25 @@ def seat_landmarks(image: np.ndarray, t: float, seat: int, region, landmarker: S
     return lm
 
 
+# A skin blob is read as a hand when its centre lies in the seat's table zone
+# grown by this share (the crop is grown by ZONE_MARGIN): wider than the
+# second readings' REREAD_MARGIN, as a blob takes in the forearm, which moves
+# its centre toward the player. Blobs anywhere in the crop were half the zone
+# pass's landmark-model runs, most of them finding no hand (the neighbours'
+# arms): scripts/profile_zone_cost.py prints the runs per seat-frame.
+BLOB_MARGIN = 0.25
 # A zone hand is read again (Hand.readings) when its centre lies in the seat's
 # table zone grown by this share: the neighbours' hands at the crop's edges
 # are not its vote, and each second reading costs two landmark passes.
 REREAD_MARGIN = 0.15
+
+
+# A zone whose likeliest thumb-up is read as one with less than this is not
+# read again: the real thumb-ups of both halves (scripts/eval_real_hands.py,
+# with and without --tune) are read alike at 0.02 and 0.05 and lose one at
+# 0.1; on the full-length game's vote frames the hands re-read per seat-frame
+# fall from 0.96 to 0.70 (scripts/profile_zone_cost.py).
+REREAD_FLOOR = 0.05
 
 
 def _likeliest_vote(hands: list) -> list:
@@ -459,11 +491,15 @@ def _likeliest_vote(hands: list) -> list:
     resting hands, a neighbour's); re-reading every one cost 2.3 times the
     zone pass on the committed sample's votes (scripts/profile_zone_cost.py),
     one hand 1.65 times, for 15 of 29 thumb-ups on the tuning set against 16
-    (HaGRID training half in the committed sample's zones)."""
+    (HaGRID training half in the committed sample's zones). None when even
+    that hand is under REREAD_FLOOR: resting hands."""
     if not hands:
         return []
     p = [form_probabilities([h.points[:, :2]]) for h in hands]
-    return [max(zip(hands, p), key=lambda hp: -1.0 if hp[1] is None else hp[1]["thumb_up"])[0]]
+    best, q = max(zip(hands, p), key=lambda hp: -1.0 if hp[1] is None else hp[1]["thumb_up"])
+    if q is not None and q["thumb_up"] < REREAD_FLOOR:
+        return []
+    return [best]
 
 
 def _centre_in(points: np.ndarray, box) -> bool:

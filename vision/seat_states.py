@@ -34,9 +34,9 @@ from vision.hands.classify import HandState, classify_hand, fingertip_down, upri
 from vision.hands.fingers import INDEX, finger_direction, finger_extensions
 from vision.faces.mask_read import PREFIX as MESH_PREFIX, MaskJudgement, hand_covers_face, judge
 from vision.faces.window_domain import FEATURE as HEAD_REAL_FEATURE, REAL_FROM
-from vision.hands.forms import committed_form_model, form_probabilities
+from vision.hands.forms import committed_form_model, hands_form_probabilities
 from vision.landmarks import Hand, SeatLandmarks
-from vision.tracks import MASK_STATES, FrameState, Observed
+from vision.tracks import MASK_STATES, PER_STATE, FrameState, Observed, build_tracks
 
 # pose landmark indices (MediaPipe BlazePose)
 NOSE, EYE_L, EYE_R, EAR_L, EAR_R = 0, 2, 5, 7, 8
@@ -704,9 +704,10 @@ def _zone_vote(r: _Reading) -> None:
     good, wrong = z.get("vote", 0.0), z.get("wrong", 0.0)
     trusted = bool(z) and r.lm.features.get(ZONE_FAR_KEY, 0.0) <= ZONE_FAR
     window_vote = trusted and good + wrong >= ZONE_VOTE
-    reads = [(v, form_probabilities([v.hand.points[:, :2]] + [q[:, :2] for q in v.hand.readings], median=True))
-             for v in r.zone_views]
-    reads = [(v, p) for v, p in reads if p is not None]
+    # each hand's median over its readings and its first reading, in one batch
+    probs = hands_form_probabilities([[v.hand.points[:, :2]] + [q[:, :2] for q in v.hand.readings]
+                                      for v in r.zone_views]) or []
+    reads = [(v, med) for v, (med, _) in zip(r.zone_views, probs)]
     if reads:
         v, p = max(reads, key=lambda vp: vp[1]["thumb_up"])
         # The window no longer overrules a thumb-up the hands read: trained on
@@ -726,8 +727,7 @@ def _zone_vote(r: _Reading) -> None:
         # the other forms are named from the first reading alone, as before the
         # second readings (they were chosen for the thumb-up: on rendered fists
         # the readings name a fist where the first reading names nothing)
-        firsts = [(u, q) for u, q in ((u, form_probabilities([u.hand.points[:, :2]])) for u, _ in reads)
-                  if q is not None]
+        firsts = [(u, first) for u, (_, first) in zip(r.zone_views, probs)]
         if any(q["thumb_up"] >= VOTE_THUMB_P for u, q in firsts if u.hand.readings):
             # a thumb-up read once that the other readings do not bear out: no
             # vote, and no other form named for it either; "cannot judge" where
@@ -913,6 +913,7 @@ def classify_frames(landmarks: list[SeatLandmarks], calibration: Calibration, ca
         out.extend(_indirect_mask([f for f in out if f.seat == seat], mine, thresholds))
         out.extend(_zone_fists([f for f in out if f.seat == seat], mine, thresholds))
         out = _confirm_window_votes(out, seat, mine)
+        out = _weak_fists(out, seat)
     out.sort(key=lambda f: (f.t, f.seat, f.state))
     return out
 
@@ -940,6 +941,35 @@ def _confirm_window_votes(out: list[FrameState], seat: int, landmarks: list[Seat
         else:
             kept.append(f)
     return kept
+
+
+def _weak_fists(out: list[FrameState], seat: int) -> list[FrameState]:
+    """A run of frames that read a fist on the table that makes no vote
+    (vision.tracks: entered only at the fist's `on` and held for its least
+    frames) becomes "cannot judge" (zone_unread weak_fist). Left as it was,
+    the seat's cell reads "no vote": a judged cell, and a wrong one where the
+    fist was there (the full-length game's seat 1 at 2122 s: nine frames of
+    a fist at 0.51-0.57 and one thumb-up at 1.0 as it lifted; a level of
+    pixel change had made it a vote one run and nothing the next, and then
+    a false miscount). Runs shorter than the track's least frames are noise."""
+    rule = PER_STATE[Observed.FIST_ON_TABLE]
+    fists = [f for f in out if f.seat == seat and f.state is Observed.FIST_ON_TABLE]
+    if len(fists) < rule.min_frames:
+        return out
+    made = build_tracks(fists)
+    runs: list[list[float]] = []
+    for f in sorted(fists, key=lambda f: f.t):
+        if f.confidence < rule.off or any(tr.t0 <= f.t <= tr.t1 for tr in made):
+            continue
+        if runs and f.t - runs[-1][-1] <= rule.max_gap + 1e-6:
+            runs[-1].append(f.t)
+        else:
+            runs.append([f.t])
+    weak = {t for run in runs if len(run) >= rule.min_frames for t in run}
+    if not weak:
+        return out
+    return [FrameState(f.t, seat, Observed.ZONE_UNREAD, f.confidence, "weak_fist")
+            if f.seat == seat and f.state is Observed.FIST_ON_TABLE and f.t in weak else f for f in out]
 
 
 # frames running (each within CONFIRM_S of the next) of a thumb-up read first

@@ -12,7 +12,7 @@ from vision.hands.composite import Placement, cut_out, palm_length, paste_hand
 from vision.hands.detector import HandDetector, load_rgb
 from vision.hands.forms import FORMS, FormModel, committed_form_model, fit_form_model, form_probabilities, hand_form
 from vision.hands.real_zone import SPLIT_RULE, list_hagrid, stable_seed
-from vision.hands.roi import RoiLandmarker, roi_from_landmarks
+from vision.hands.roi import ROTATIONS, RoiLandmarker, roi_from_landmarks, rotation_toward, rotations_from
 from vision.hands.zone_read import second_readings, skin_proposals
 
 
@@ -50,6 +50,23 @@ def test_roi_box_turns_the_wrist_to_middle_knuckle_line_up():
     cx, cy, side, rotation = roi_from_landmarks(pts)
     assert math.isclose(abs(rotation), math.pi / 2, abs_tol=0.05)
     assert side > 100 and 0 < cx < 120
+
+
+def test_the_likeliest_rotation_is_tried_first_and_all_four_still_are():
+    pts = np.zeros((21, 2))
+    pts[:, 0] = np.linspace(0, 100, 21)
+    pts[9] = (60, 0)
+    # the rotation of a hand from its wrist and middle knuckle is MediaPipe's box rotation
+    assert math.isclose(rotation_toward(pts[0], pts[9]), roi_from_landmarks(pts)[3], abs_tol=1e-9)
+    # a hand on the table points away from its player: player below, fingers up
+    assert math.isclose(rotation_toward((50, 200), (50, 20)), 0.0, abs_tol=1e-9)
+    assert math.isclose(abs(rotation_toward((50, 20), (50, 200))), math.pi, abs_tol=1e-9)
+    for first in (0.0, 1.0, -2.5, math.pi):
+        order = rotations_from(first)
+        assert math.isclose(order[0], (first + math.pi) % (2 * math.pi) - math.pi, abs_tol=1e-9)
+        # the same four quarter turns as without a guess, each once
+        quarter = sorted(round(((r - first) % (2 * math.pi)) / (math.pi / 2)) % 4 for r in order)
+        assert quarter == [0, 1, 2, 3] and len(order) == len(ROTATIONS)
 
 
 def test_roi_landmarker_reads_a_hand_the_palm_detector_misses(held_out, detector):
@@ -171,6 +188,9 @@ def test_skin_proposals_find_an_uncovered_hand_sized_blob_only():
     # a hand already found over that blob leaves nothing to propose
     hull = np.array([[50 + 60 * (i % 2), 90 + 3 * i] for i in range(21)], float)
     assert skin_proposals(image, [hull]) == []
+    # a blob outside the seat's own zone is a neighbour's, read in its own pass
+    assert len(skin_proposals(image, [], within=(40, 80, 120, 160))) == 1
+    assert skin_proposals(image, [], within=(130, 0, 256, 256)) == []
     # a speck is no hand
     tiny = np.full((256, 256, 3), (40, 100, 60), np.uint8)
     tiny[100:104, 100:104] = (205, 150, 120)
@@ -241,3 +261,27 @@ def test_a_v_sign_stays_two_fingers_through_mafvar_hands(detector):
         pytest.skip(str(exc))
     read = [[(r.state.value, r.count) for r in read_hands(detector, load_rgb(str(p)))] for p in twos]
     assert sum(("two_fingers", 2) in r for r in read) >= 5, read
+
+
+def test_batched_form_reading_equals_the_per_hand_one(held_out, detector):
+    """The alignment reads a frame's zone hands in one batch: the same
+    probabilities as hand by hand, for the median and the first reading."""
+    from vision.hands.fingers import finger_extensions, finger_extensions_batch
+    from vision.hands.forms import hands_form_probabilities
+
+    found = [detector.detect(load_rgb(str(h.path))) for h in held_out[::15]]
+    pts = [f[0].landmarks_px[:, :2] for f in found if f]
+    assert len(pts) >= 4
+    rng = np.random.default_rng(3)
+    hands = [[p] + [p + rng.normal(0, 2.0, p.shape) for _ in range(i % 3)] for i, p in enumerate(pts)]
+    batched = hands_form_probabilities(hands)
+    assert batched is not None and len(batched) == len(hands)
+    for readings, (median, first) in zip(hands, batched):
+        want_median = form_probabilities(readings, median=True)
+        want_first = form_probabilities(readings[:1])
+        assert want_median is not None and want_first is not None
+        assert all(math.isclose(median[k], want_median[k], abs_tol=1e-9) for k in FORMS)
+        assert all(math.isclose(first[k], want_first[k], abs_tol=1e-9) for k in FORMS)
+    stack = np.stack(pts + [np.zeros((21, 2))])
+    assert np.allclose(finger_extensions_batch(stack), [finger_extensions(p) for p in stack], atol=1e-12)
+    assert hands_form_probabilities([]) == []

@@ -244,3 +244,16 @@ def test_a_recording_larger_than_its_calibration_is_analysed_in_calibration_pixe
                 assert 0 <= x0 < x1 <= 160 and 0 <= y0 < y1 <= 120
                 body = seats[seat].body
                 assert x0 <= body[0] and x1 >= body[2]      # the seat's own region, not a scaled copy
+
+
+def test_sparse_ranges_are_read_in_longer_chunks():
+    """A chunk is one FFmpeg process: key-frame ranges (1 fps) go three times
+    as long per chunk as dense ones, on the same grid from the video's start."""
+    from vision.schedule import SPARSE_CHUNKS
+
+    sparse = Schedule.of((5.0, 95.0, 1, None, "day")).chunks(10.0)
+    assert [(c.t0, c.t1) for c in sparse] == [(5.0, 30.0), (30.0, 60.0), (60.0, 90.0), (90.0, 95.0)]
+    assert SPARSE_CHUNKS == 3
+    dense = Schedule.of((5.0, 35.0, 5, None, "vote")).chunks(10.0)
+    assert [(c.t0, c.t1) for c in dense] == [(5.0, 10.0), (10.0, 20.0), (20.0, 30.0), (30.0, 35.0)]
+    assert sum(len(c.times()) for c in sparse) == len(Schedule.of((5.0, 95.0, 1)).ranges[0].times())

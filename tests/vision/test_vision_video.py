@@ -122,3 +122,45 @@ def test_truncated_file_keeps_partial_frames(media):
         for f in v.iter_range(0.0, SECONDS, 2):
             seen.append(f.t)
     assert seen == [f.t for f in err.partial]
+
+
+def test_pixel_format_is_read_and_decides_how_frames_are_piped():
+    from vision.video import parse_probe, raw_format
+
+    def info(stream: str):
+        return parse_probe("x.mp4", "Input #0, mov,mp4,m4a,3gp,3g2,mj2, from 'x.mp4':\n"
+                                    "  Duration: 00:00:10.00, start: 0.000000, bitrate: 900 kb/s\n"
+                                    f"  Stream #0:0[0x1](und): Video: {stream}\n")
+
+    plain = info("h264 (High) (avc1 / 0x31637661), yuv420p(progressive), 1280x720, 1488 kb/s, 25 fps, 25 tbr")
+    assert plain.pixel_format == "yuv420p(progressive)" and (plain.width, plain.height) == (1280, 720)
+    assert raw_format(plain, plain.size) == "yuv420p"
+    # OpenCV converts BT.601 limited range only: another matrix, full range
+    # or an odd size keeps FFmpeg's own conversion
+    hd = info("h264 (High), yuv420p(tv, bt709, progressive), 1920x1080, 25 fps")
+    assert hd.pixel_format == "yuv420p(tv, bt709, progressive)" and raw_format(hd, hd.size) == "rgb24"
+    assert raw_format(info("mjpeg, yuvj420p(pc, bt470bg/unknown/unknown), 640x480, 25 fps"), (640, 480)) == "rgb24"
+    assert raw_format(info("h264, yuv422p(progressive), 640x480, 25 fps"), (640, 480)) == "rgb24"
+    assert raw_format(plain, (1281, 720)) == "rgb24"
+    assert raw_format(info("h264, 640x480, 25 fps"), (640, 480)) == "rgb24"   # no format named
+
+
+def test_frames_piped_as_yuv_match_ffmpegs_own_rgb(media):
+    """The fast path (4:2:0 piped, converted by OpenCV) gives the frames
+    FFmpeg's RGB conversion gives, within a few levels, at the same times."""
+    import dataclasses
+
+    from vision.video import VideoSource, raw_format
+
+    v = open_video(media["h264"])
+    assert raw_format(v.info, v.info.size) == "yuv420p"
+    slow = VideoSource(dataclasses.replace(v.info, pixel_format=""))
+    assert raw_format(slow.info, slow.info.size) == "rgb24"
+    for read in (lambda s: s.read_range(1.0, 1.6, 5), lambda s: s.read_keyframes(0.0, 4.0)):
+        fast, ref = read(v), read(slow)
+        assert [f.t for f in fast] == [f.t for f in ref] and fast
+        for a, b in zip(fast, ref):
+            assert a.image.shape == b.image.shape and a.image.dtype == np.uint8
+            d = np.abs(a.image.astype(int) - b.image.astype(int))
+            assert d.mean() < 2.0 and d.max() <= 8
+            assert frame_code(a.image) == frame_code(b.image)

@@ -158,3 +158,53 @@ def test_a_run_of_split_readings_under_a_window_vote_is_a_vote_a_frame_or_two_ar
     # the window not seeing a vote: no run, nothing
     quiet = [frame(x, [with_readings(first, palm, palm)], WINDOW_DOUBTS) for x in (0.0, 0.2, 0.4)]
     assert read(quiet) == []
+
+
+def test_a_fist_read_too_weakly_to_make_a_vote_is_cannot_judge_not_no_vote():
+    from vision.seat_states import _weak_fists
+    from vision.tracks import PER_STATE, FrameState, Observed, build_tracks
+
+    on = PER_STATE[Observed.FIST_ON_TABLE].on
+
+    def fists(confs, seat=2, t0=10.0):
+        return [FrameState(round(t0 + 0.2 * i, 6), seat, Observed.FIST_ON_TABLE, c, "fist") for i, c in enumerate(confs)]
+
+    # nine frames of a fist under `on`, one sure frame at the very end (the
+    # full-length game's seat 1 at 2122 s): no vote track forms from them...
+    weak = fists([0.54, 0.57, 0.55, 0.55, 0.53, 0.53, 0.53, 0.53, 0.51, 1.0])
+    assert max(c.confidence for c in weak[:-1]) < on
+    assert not [tr for tr in build_tracks(weak) if tr.state is Observed.FIST_ON_TABLE]
+    # ...so the run (its one sure frame too) says "cannot judge"; another seat's frames are untouched
+    other = fists([0.55] * 5, seat=3)
+    out = _weak_fists(weak + other, 2)
+    unread = [f for f in out if f.seat == 2 and f.state is Observed.ZONE_UNREAD]
+    assert len(unread) == 10 and {f.value for f in unread} == {"weak_fist"}
+    assert [f for f in out if f.seat == 3] == other
+    # a fist sure enough to make a track keeps every frame, its weak ones too
+    sure = fists([0.7, 0.55, 0.5, 0.65, 0.45])
+    assert [tr for tr in build_tracks(sure) if tr.state is Observed.FIST_ON_TABLE]
+    assert _weak_fists(sure, 2) == sure
+    # two weak frames are noise, as they are for a track; frames under `off` are nothing
+    assert _weak_fists(fists([0.55, 0.55]), 2) == fists([0.55, 0.55])
+    assert _weak_fists(fists([0.3] * 6), 2) == fists([0.3] * 6)
+
+
+def test_a_zone_of_resting_hands_is_not_read_again_a_likely_thumb_up_is(thumbs_up):
+    from vision.hands.forms import form_probabilities
+    from vision.schedule import REREAD_FLOOR, _likeliest_vote
+
+    try:
+        palms = [h for h in list_hagrid(held_out=True) if h.cls == "palm"][:6]
+    except FileNotFoundError as exc:
+        pytest.skip(str(exc))
+    with HandDetector(max_hands=1) as d:
+        found = [d.detect(load_rgb(str(h.path))) for h in palms]
+    flat = [in_zone(f[0].landmarks_px) for f in found if f]
+    flat = [h for h in flat if form_probabilities([h.points[:, :2]])["thumb_up"] < REREAD_FLOOR]
+    assert flat, "no held-out palm read as surely not a thumb-up"
+    assert _likeliest_vote(flat) == []
+    up = [in_zone(p) for p in thumbs_up]
+    up = [h for h in up if form_probabilities([h.points[:, :2]])["thumb_up"] >= REREAD_FLOOR]
+    assert up
+    # among resting hands, the likeliest thumb-up is the one read again
+    assert _likeliest_vote(flat + up[:1]) == up[:1]

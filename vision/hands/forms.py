@@ -111,9 +111,35 @@ def form_probabilities(landmarks_list, model: FormModel | None = None,
     model = model or committed_form_model()
     if model is None or not len(landmarks_list):
         return None
-    each = [model.probabilities(np.asarray(lm, float)) for lm in landmarks_list]
+    # one batch: the features of all readings at once
+    each = model.probabilities(np.stack([np.asarray(lm, float)[:, :2] for lm in landmarks_list]))
     p = np.median(each, axis=0) if median else np.mean(each, axis=0)
     return {f: float(v) for f, v in zip(FORMS, p)}
+
+
+def hands_form_probabilities(hands_readings, model: FormModel | None = None
+                             ) -> list[tuple[dict[str, float], dict[str, float]]] | None:
+    """For each hand (a list of its readings, the first reading first): the
+    median over its readings and its first reading alone, as
+    form_probabilities(readings, median=True) and form_probabilities(readings[:1])
+    give them, from one batch through the model (a frame's zone hands
+    together: per-hand calls were most of the alignment's time on a
+    full-length game, scripts/profile_align.py). None without a model."""
+    model = model or committed_form_model()
+    if model is None:
+        return None
+    hands = [list(h) for h in hands_readings if len(h)]
+    if not hands:
+        return []
+    p = model.probabilities(np.stack([np.asarray(r, float)[:, :2] for h in hands for r in h]))
+    out = []
+    at = 0
+    for h in hands:
+        block = p[at:at + len(h)]
+        at += len(h)
+        out.append(({f: float(v) for f, v in zip(FORMS, np.median(block, axis=0))},
+                    {f: float(v) for f, v in zip(FORMS, block[0])}))
+    return out
 
 
 def hand_form(probabilities: dict[str, float]) -> tuple[str, float]:

@@ -40,6 +40,25 @@ node {
 
 # The rotations tried on an unknown hand, in radians (0: fingers up).
 ROTATIONS = (0.0, math.pi / 2, -math.pi / 2, math.pi)
+
+
+def rotations_from(first: float) -> tuple[float, ...]:
+    """The four upright rotations, the likeliest first (a quarter turn either
+    way next, the half turn last). `find` stops at the first rotation that
+    finds a hand, so a good first guess saves up to three model runs."""
+    def wrap(a: float) -> float:
+        return (a + math.pi) % (2 * math.pi) - math.pi
+    return tuple(wrap(first + d) for d in (0.0, math.pi / 2, -math.pi / 2, math.pi))
+
+
+def rotation_toward(wrist_xy, fingers_xy) -> float:
+    """The box rotation (as roi_from_landmarks gives it) of a hand whose wrist
+    lies toward `wrist_xy` and fingers toward `fingers_xy` (image px)."""
+    vx, vy = fingers_xy[0] - wrist_xy[0], fingers_xy[1] - wrist_xy[1]
+    rotation = math.pi / 2 - math.atan2(-vy, vx)
+    return (rotation + math.pi) % (2 * math.pi) - math.pi
+
+
 # MediaPipe's own box around a hand's landmarks (hand_landmark_landmarks_to_roi):
 # twice the landmarks' extent, shifted a tenth toward the fingers.
 ROI_SCALE = 2.0
@@ -168,4 +187,4 @@ class RoiLandmarker:
         return None
 
 
-__all__ = ["ROTATIONS", "RoiLandmarker", "roi_from_landmarks"]
+__all__ = ["ROTATIONS", "RoiLandmarker", "roi_from_landmarks", "rotation_toward", "rotations_from"]

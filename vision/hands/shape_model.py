@@ -34,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.hands.fingers import LONG_FINGERS, THUMB, WRIST, finger_extensions
+from vision.hands.fingers import LONG_FINGERS, THUMB, WRIST, finger_extensions_batch
 
 SHAPES = ("fist", "open_palm", "pointing")  # HandState values, in the model's output order
 MODEL_PATH = Path(__file__).with_name("shape_model.json")
@@ -92,7 +92,7 @@ def shape_features(landmarks) -> np.ndarray:
             _ratio(_norm(pd - pa), _norm(pb - pa)),
             np.minimum(_norm(pd - wrist) / scale[:, 0], 5.0),
         ]
-    ext = np.clip(np.array([finger_extensions(p) for p in pts]), 1e-4, 1 - 1e-4)
+    ext = np.clip(finger_extensions_batch(pts), 1e-4, 1 - 1e-4)
     feats = np.hstack([dist, np.stack(angles, 1), np.stack(ratios, 1), np.log(ext) - np.log1p(-ext)])
     return feats[0] if single else feats
 

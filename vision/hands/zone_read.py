@@ -23,9 +23,11 @@ BOX_GROW = 1.6   # the box around a blob: the fingers and thumb may be out of th
 
 
 def skin_proposals(image_rgb: np.ndarray, found_px: list[np.ndarray],
-                   max_proposals: int = MAX_PROPOSALS) -> list[tuple[float, float, float, float]]:
+                   max_proposals: int = MAX_PROPOSALS,
+                   within: tuple[float, float, float, float] | None = None) -> list[tuple[float, float, float, float]]:
     """Boxes (crop px) around hand-sized skin blobs that no found hand
-    (landmarks (21, 2+) in crop px) covers; largest first."""
+    (landmarks (21, 2+) in crop px) covers, centred inside `within` (crop px)
+    when given; largest first."""
     h, w = image_rgb.shape[:2]
     mask: np.ndarray = skin_mask(image_rgb).astype(np.uint8)
     # the found hands' own skin is theirs: only what is left may hold another hand
@@ -44,6 +46,8 @@ def skin_proposals(image_rgb: np.ndarray, found_px: list[np.ndarray],
         if not MIN_AREA <= area <= MAX_AREA:
             continue
         cx, cy = centroids[i]
+        if within is not None and not (within[0] <= cx <= within[2] and within[1] <= cy <= within[3]):
+            continue
         x, y, bw, bh = stats[i, :4]
         half = BOX_GROW * max(bw, bh) / 2
         out.append((cx - half, cy - half, cx + half, cy + half))
@@ -65,15 +69,22 @@ def second_readings(roi, image_rgb: np.ndarray, points_px: np.ndarray) -> list[n
     laid into the committed sample's zones (scripts/eval_real_hands.py
     --tune): a fresh search, not a re-read in the box the first landmarks
     give (that repeats their error: 12 of 29 thumb-ups against 16)."""
+    from vision.hands.roi import rotation_toward, rotations_from
+
     pts = np.asarray(points_px, dtype=np.float64)[:, :2]
     width = image_rgb.shape[1]
     x0, y0 = pts.min(axis=0)
     x1, y1 = pts.max(axis=0)
+    # the first reading's own rotation is tried first: it is most often the
+    # hand's, and each other rotation tried costs a model run
+    wrist, knuckle = pts[0], pts[9]
     out = []
-    again = roi.find(image_rgb, (x0, y0, x1, y1))
+    again = roi.find(image_rgb, (x0, y0, x1, y1), rotations_from(rotation_toward(wrist, knuckle)))
     if again is not None:
         out.append(again[0][:, :2])
-    mirrored = roi.find(np.ascontiguousarray(image_rgb[:, ::-1]), (width - 1 - x1, y0, width - 1 - x0, y1))
+    flip = (width - 1 - wrist[0], wrist[1]), (width - 1 - knuckle[0], knuckle[1])
+    mirrored = roi.find(np.ascontiguousarray(image_rgb[:, ::-1]), (width - 1 - x1, y0, width - 1 - x0, y1),
+                        rotations_from(rotation_toward(*flip)))
     if mirrored is not None:
         back = mirrored[0][:, :2].copy()
         back[:, 0] = width - 1 - back[:, 0]
