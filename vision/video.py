@@ -255,9 +255,10 @@ def raw_format(info: VideoInfo, size: tuple[int, int]) -> str:
     """The pixel format FFmpeg pipes frames in: "yuv420p" (converted to RGB by
     OpenCV, `to_rgb`) where that conversion is FFmpeg's own up to rounding,
     "rgb24" otherwise. FFmpeg's bundled yuv-to-RGB conversion and the pipe
-    took ~25 ms of a 720p frame's ~40 ms (scripts/bench_decode.py); half the
-    bytes and OpenCV's 0.5 ms conversion differ from it by at most 3 levels
-    (mean 1.1). OpenCV converts BT.601 limited range only: a stream marked
+    took about 18 ms of a 720p key frame's 40 ms (60 key frames: 0.95 s of
+    CPU decoded to nothing, 1.35 s piped as yuv420p, 2.44 s as rgb24; the
+    reading cost per sampling rate: scripts/bench_decode.py); OpenCV's
+    0.5 ms conversion differs from FFmpeg's by at most 3 levels (mean 1.1). OpenCV converts BT.601 limited range only: a stream marked
     full range (pc, yuvj) or with another matrix (bt709, bt2020) keeps FFmpeg's
     own conversion, and so does an odd frame size (4:2:0 needs even sides)."""
     fmt = info.pixel_format
