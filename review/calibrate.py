@@ -103,7 +103,11 @@ def day_frames(ws: GameWorkspace, video: str | Path, duration: float, n_frames: 
     read; CalibrateError when none could."""
     times = day_times(ws, duration, n_frames)
     try:
-        frames = open_video(video).read_at(times)
+        # FFmpeg's own RGB, as the seat proposal was tuned on: its table-edge
+        # search is that near its threshold on the sample's seat 10 that
+        # OpenCV's conversion (a level or two apart) moved it under; a dozen
+        # frames, so the faster conversion would save nothing here
+        frames = open_video(video, fast_rgb=False).read_at(times)
     except VideoError as exc:
         frames = exc.partial or []
         if not frames:

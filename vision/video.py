@@ -316,9 +316,11 @@ def _error_lines(lines: list[str], path: str) -> list[str]:
 class VideoSource:
     """An opened video: metadata plus frame reading at chosen times."""
 
-    def __init__(self, info: VideoInfo):
+    def __init__(self, info: VideoInfo, fast_rgb: bool = True):
         self.info = info
         self.path = info.path
+        # False: always FFmpeg's own yuv-to-RGB conversion (raw_format)
+        self.fast_rgb = fast_rgb
         self.stats = DecodeStats()
         self._kf_interval: dict[float, float | None] = {}
 
@@ -351,7 +353,7 @@ class VideoSource:
         if len(wanted) == 0:
             return
         w, h = output_size(self.info.size, max_side)
-        fmt = raw_format(self.info, (w, h))
+        fmt = raw_format(self.info, (w, h)) if self.fast_rgb else "rgb24"
         # Seek a little early so the frame on screen at t0 (which started
         # before t0) survives FFmpeg's accurate-seek trim. Timestamps are kept
         # as in the file (-copyts: the seek offset would otherwise be rounded
@@ -470,7 +472,7 @@ class VideoSource:
         if end <= t0:
             return
         w, h = output_size(self.info.size, max_side)
-        fmt = raw_format(self.info, (w, h))
+        fmt = raw_format(self.info, (w, h)) if self.fast_rgb else "rgb24"
         lead = min(seek_lead(self.info.fps, self.info.container), t0)
         origin = self.info.start_time
         # Timestamps as in the file (-copyts), moved to a 1 us time base and
@@ -608,9 +610,10 @@ def _collect(frames: Iterator[Frame]) -> list[Frame]:
     return out
 
 
-def open_video(path: str | Path) -> VideoSource:
-    """Opens a video FFmpeg can read; raises VideoError with a clear message."""
-    return VideoSource(probe(path))
+def open_video(path: str | Path, fast_rgb: bool = True) -> VideoSource:
+    """Opens a video FFmpeg can read; raises VideoError with a clear message.
+    `fast_rgb=False`: frames converted to RGB by FFmpeg itself (raw_format)."""
+    return VideoSource(probe(path), fast_rgb)
 
 
 def _read_exact(stream, n: int) -> bytearray | None:

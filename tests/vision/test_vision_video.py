@@ -156,6 +156,8 @@ def test_frames_piped_as_yuv_match_ffmpegs_own_rgb(media):
     assert raw_format(v.info, v.info.size) == "yuv420p"
     slow = VideoSource(dataclasses.replace(v.info, pixel_format=""))
     assert raw_format(slow.info, slow.info.size) == "rgb24"
+    asked = open_video(media["h264"], fast_rgb=False)
+    assert [f.image.tobytes() for f in asked.read_range(1.0, 1.6, 5)] == [f.image.tobytes() for f in slow.read_range(1.0, 1.6, 5)]
     for read in (lambda s: s.read_range(1.0, 1.6, 5), lambda s: s.read_keyframes(0.0, 4.0)):
         fast, ref = read(v), read(slow)
         assert [f.t for f in fast] == [f.t for f in ref] and fast
