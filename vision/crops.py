@@ -34,6 +34,11 @@ class Crop:
         xy = np.asarray(xy, dtype=np.float64)
         return xy / np.array(self.scale_xy) + np.array([self.box[0], self.box[1]])
 
+    def to_crop(self, xy: np.ndarray) -> np.ndarray:
+        """Frame pixel coordinates (..., 2) -> crop pixel coordinates (to_frame's inverse)."""
+        xy = np.asarray(xy, dtype=np.float64)
+        return (xy - np.array([self.box[0], self.box[1]])) * np.array(self.scale_xy)
+
     def normalized_to_frame(self, xy: np.ndarray) -> np.ndarray:
         """MediaPipe's normalised [0, 1] crop coordinates -> frame pixels."""
         xy = np.asarray(xy, dtype=np.float64)

@@ -22,7 +22,7 @@ from vision.appearance import appearance_batch, appearance_features
 from vision.calibration import SEATS, Calibration, CalibrationError, require_seats
 from vision.crops import DEFAULT_LONG_SIDE, Crop, crop as crop_box, expand, seat_crop
 from vision.faces.window_domain import FEATURE as HEAD_REAL, REAL_FROM, head_real
-from vision.hands.forms import form_probabilities
+from vision.hands.forms import hands_form_probabilities
 from vision.hands.zone_read import skin_proposals
 from vision.motion import MotionGate, thumbnail, watch_box
 from vision.landmarks import ALL_MODELS, Model, SeatLandmarker, SeatLandmarks
@@ -442,19 +442,17 @@ def seat_landmarks(image: np.ndarray, t: float, seat: int, region, landmarker: S
         c0 = time.process_time()
         # small real fists the palm detector misses: the landmark model on
         # hand-sized skin blobs no found hand covers (vision.hands.zone_read)
-        found = [(h.points[:, :2] - np.array(zc.box[:2])) * np.array(zc.scale_xy) for h in zl.hands]
+        found = [zc.to_crop(h.points[:, :2]) for h in zl.hands]
         # the hands that may be the seat's vote are read twice more (own box,
         # mirror image), the vote form taken over the readings (vision.hands.zone_read)
         own = expand(region.table_zone, REREAD_MARGIN, size)
         # only blobs centred in the seat's own part of the crop: one at the
         # crop's edge is a neighbour's arm or hand, read (if it is a hand) in
         # that seat's own pass; each blob read costs up to four model runs
-        near = expand(region.table_zone, BLOB_MARGIN, size)
-        origin, scale = np.array(zc.box[:2]), np.array(zc.scale_xy)
-        lo, hi = (np.array(near[:2]) - origin) * scale, (np.array(near[2:]) - origin) * scale
-        blobs = skin_proposals(zc.image, found, within=(float(lo[0]), float(lo[1]), float(hi[0]), float(hi[1])))
-        body = region.body
-        player = (np.array([(body[0] + body[2]) / 2, (body[1] + body[3]) / 2]) - origin) * scale
+        near = zc.to_crop(np.reshape(expand(region.table_zone, BLOB_MARGIN, size), (2, 2))).ravel()
+        blobs = skin_proposals(zc.image, found, within=(near[0], near[1], near[2], near[3]))
+        body = np.reshape(region.body, (2, 2))
+        player = zc.to_crop(body.mean(axis=0))
         extra = zone_hands.read_regions(zc, blobs, (float(player[0]), float(player[1])))
         lm.hands = merge_hands(zl.hands + extra, lm.hands)
         if reread:
@@ -495,11 +493,11 @@ def _likeliest_vote(hands: list) -> list:
     that hand is under REREAD_FLOOR: resting hands."""
     if not hands:
         return []
-    p = [form_probabilities([h.points[:, :2]]) for h in hands]
-    best, q = max(zip(hands, p), key=lambda hp: -1.0 if hp[1] is None else hp[1]["thumb_up"])
-    if q is not None and q["thumb_up"] < REREAD_FLOOR:
-        return []
-    return [best]
+    read = hands_form_probabilities([[h.points[:, :2]] for h in hands])
+    if read is None:   # no form model: the first hand, as before
+        return hands[:1]
+    best, first = max(zip(hands, (first for _, first in read)), key=lambda hp: hp[1]["thumb_up"])
+    return [] if first["thumb_up"] < REREAD_FLOOR else [best]
 
 
 def _centre_in(points: np.ndarray, box) -> bool:

@@ -324,6 +324,9 @@ class VideoSource:
         self.stats = DecodeStats()
         self._kf_interval: dict[float, float | None] = {}
 
+    def _pipe_format(self, size: tuple[int, int]) -> str:
+        return raw_format(self.info, size) if self.fast_rgb else "rgb24"
+
     def __repr__(self) -> str:
         i = self.info
         return (f"VideoSource({i.path!r}, {i.width}x{i.height}, {i.fps:.3f} fps, "
@@ -353,7 +356,7 @@ class VideoSource:
         if len(wanted) == 0:
             return
         w, h = output_size(self.info.size, max_side)
-        fmt = raw_format(self.info, (w, h)) if self.fast_rgb else "rgb24"
+        fmt = self._pipe_format((w, h))
         # Seek a little early so the frame on screen at t0 (which started
         # before t0) survives FFmpeg's accurate-seek trim. Timestamps are kept
         # as in the file (-copyts: the seek offset would otherwise be rounded
@@ -472,7 +475,7 @@ class VideoSource:
         if end <= t0:
             return
         w, h = output_size(self.info.size, max_side)
-        fmt = raw_format(self.info, (w, h)) if self.fast_rgb else "rgb24"
+        fmt = self._pipe_format((w, h))
         lead = min(seek_lead(self.info.fps, self.info.container), t0)
         origin = self.info.start_time
         # Timestamps as in the file (-copyts), moved to a 1 us time base and

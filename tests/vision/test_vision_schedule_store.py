@@ -257,3 +257,14 @@ def test_sparse_ranges_are_read_in_longer_chunks():
     dense = Schedule.of((5.0, 35.0, 5, None, "vote")).chunks(10.0)
     assert [(c.t0, c.t1) for c in dense] == [(5.0, 10.0), (10.0, 20.0), (20.0, 30.0), (30.0, 35.0)]
     assert sum(len(c.times()) for c in sparse) == len(Schedule.of((5.0, 95.0, 1)).ranges[0].times())
+
+
+def test_crop_coordinates_go_to_the_frame_and_back():
+    import numpy as np
+
+    from vision.crops import crop
+
+    c = crop(np.zeros((720, 1280, 3), np.uint8), (100.0, 50.0, 420.0, 290.0), 256)
+    pts = np.array([[100.0, 50.0], [420.0, 290.0], [260.5, 170.25]])
+    assert np.allclose(c.to_frame(c.to_crop(pts)), pts)
+    assert np.allclose(c.to_crop(pts[:2]), [[0.0, 0.0], [c.image.shape[1], c.image.shape[0]]])

@@ -42,16 +42,21 @@ def read(frames) -> list[tuple[str, str | None]]:
             if f.state.value in ("fist_on_table", "zone_unread")]
 
 
-@pytest.fixture(scope="module")
-def thumbs_up():
-    """Landmarks of held-out real thumb-up photos, read as `mafvar hands` does."""
+def real_landmarks(cls: str, n: int = 6) -> list[np.ndarray]:
+    """Landmarks of the first `n` held-out real photos of a HaGRID class, read as `mafvar hands` does."""
     try:
-        likes = [h for h in list_hagrid(held_out=True) if h.cls == "like"][:6]
+        photos = [h for h in list_hagrid(held_out=True) if h.cls == cls][:n]
     except FileNotFoundError as exc:
         pytest.skip(str(exc))
     with HandDetector(max_hands=1) as d:
-        found = [d.detect(load_rgb(str(h.path))) for h in likes]
+        found = [d.detect(load_rgb(str(h.path))) for h in photos]
     return [f[0].landmarks_px for f in found if f]
+
+
+@pytest.fixture(scope="module")
+def thumbs_up():
+    """Landmarks of held-out real thumb-up photos."""
+    return real_landmarks("like")
 
 
 def test_a_real_thumb_up_in_the_zone_is_a_vote_without_the_windows_say_so(thumbs_up):
@@ -193,13 +198,7 @@ def test_a_zone_of_resting_hands_is_not_read_again_a_likely_thumb_up_is(thumbs_u
     from vision.hands.forms import form_probabilities
     from vision.schedule import REREAD_FLOOR, _likeliest_vote
 
-    try:
-        palms = [h for h in list_hagrid(held_out=True) if h.cls == "palm"][:6]
-    except FileNotFoundError as exc:
-        pytest.skip(str(exc))
-    with HandDetector(max_hands=1) as d:
-        found = [d.detect(load_rgb(str(h.path))) for h in palms]
-    flat = [in_zone(f[0].landmarks_px) for f in found if f]
+    flat = [in_zone(p) for p in real_landmarks("palm")]
     flat = [h for h in flat if form_probabilities([h.points[:, :2]])["thumb_up"] < REREAD_FLOOR]
     assert flat, "no held-out palm read as surely not a thumb-up"
     assert _likeliest_vote(flat) == []
