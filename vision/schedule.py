@@ -450,9 +450,11 @@ def seat_landmarks(image: np.ndarray, t: float, seat: int, region, landmarker: S
         # crop's edge is a neighbour's arm or hand, read (if it is a hand) in
         # that seat's own pass; each blob read costs up to four model runs
         near = zc.to_crop(np.reshape(expand(region.table_zone, BLOB_MARGIN, size), (2, 2))).ravel()
-        blobs = skin_proposals(zc.image, found, within=(near[0], near[1], near[2], near[3]))
         body = np.reshape(region.body, (2, 2))
         player = zc.to_crop(body.mean(axis=0))
+        palm = PALM_OF_BODY * (region.body[3] - region.body[1]) * zc.scale_xy[0]
+        blobs = skin_proposals(zc.image, found, within=(near[0], near[1], near[2], near[3]),
+                               player_xy=(float(player[0]), float(player[1])), palm_px=palm)
         extra = zone_hands.read_regions(zc, blobs, (float(player[0]), float(player[1])))
         lm.hands = merge_hands(zl.hands + extra, lm.hands)
         if reread:
@@ -469,6 +471,9 @@ def seat_landmarks(image: np.ndarray, t: float, seat: int, region, landmarker: S
 # pass's landmark-model runs, most of them finding no hand (the neighbours'
 # arms): scripts/profile_zone_cost.py prints the runs per seat-frame.
 BLOB_MARGIN = 0.25
+# a palm (wrist to middle knuckle) of a seated player is about a tenth of the
+# seat's body box height (the committed sample: 23-30 px at 720p)
+PALM_OF_BODY = 0.1
 # A zone hand is read again (Hand.readings) when its centre lies in the seat's
 # table zone grown by this share: the neighbours' hands at the crop's edges
 # are not its vote, and each second reading costs two landmark passes.

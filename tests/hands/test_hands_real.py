@@ -197,6 +197,28 @@ def test_skin_proposals_find_an_uncovered_hand_sized_blob_only():
     assert skin_proposals(tiny, []) == []
 
 
+def test_a_blob_longer_than_a_hand_is_read_at_its_far_end_from_the_player():
+    # a forearm and its fist, one skin blob from the player (top) reaching down
+    image = np.full((256, 256, 3), (40, 100, 60), np.uint8)
+    image[20:200, 110:140] = (205, 150, 120)
+    yy, xx = np.mgrid[:256, :256]
+    image[(xx - 125) ** 2 + (yy - 195) ** 2 < 22 ** 2] = (205, 150, 120)
+    player, palm, zone = (125.0, -80.0), 25.0, (0.0, 0.0, 256.0, 256.0)
+    boxes = skin_proposals(image, [], within=zone, player_xy=player, palm_px=palm)
+    # the whole blob's box (too large to read a hand in) and the far end's
+    assert len(boxes) == 2
+    x0, y0, x1, y1 = boxes[1]
+    assert x1 - x0 == pytest.approx(2 * 1.4 * palm)
+    assert x0 < 125 < x1 and y0 < 195 < y1 and (y0 + y1) / 2 > 150
+    # seen from a player below, the far end is the blob's top
+    x0, y0, x1, y1 = skin_proposals(image, [], within=zone, player_xy=(125.0, 400.0), palm_px=palm)[1]
+    assert (y0 + y1) / 2 < 60
+    # a blob no longer than a hand has no far end to read apart
+    assert len(skin_proposals(image, [], within=zone, player_xy=player, palm_px=100.0)) == 1
+    # without the player's place, no far end
+    assert len(skin_proposals(image, [], within=zone)) == 1
+
+
 def test_real_thumbs_up_read_with_bent_joints_are_up(detector):
     """Two thumb-up photos of the HaGRID training half whose thumb MediaPipe
     reads with its joints 67 and 83 degrees off vertical, the tip standing

@@ -24,10 +24,15 @@ BOX_GROW = 1.6   # the box around a blob: the fingers and thumb may be out of th
 
 def skin_proposals(image_rgb: np.ndarray, found_px: list[np.ndarray],
                    max_proposals: int = MAX_PROPOSALS,
-                   within: tuple[float, float, float, float] | None = None) -> list[tuple[float, float, float, float]]:
+                   within: tuple[float, float, float, float] | None = None,
+                   player_xy: tuple[float, float] | None = None,
+                   palm_px: float | None = None) -> list[tuple[float, float, float, float]]:
     """Boxes (crop px) around hand-sized skin blobs that no found hand
     (landmarks (21, 2+) in crop px) covers, centred inside `within` (crop px)
-    when given; largest first."""
+    when given; largest first. With `player_xy` (where the seat's player
+    sits) and `palm_px` (a palm's length, wrist to middle knuckle) also a
+    hand-sized box at the far end of each blob larger than a hand
+    (distal_boxes)."""
     h, w = image_rgb.shape[:2]
     mask: np.ndarray = skin_mask(image_rgb).astype(np.uint8)
     # the found hands' own skin is theirs: only what is left may hold another hand
@@ -52,6 +57,59 @@ def skin_proposals(image_rgb: np.ndarray, found_px: list[np.ndarray],
         half = BOX_GROW * max(bw, bh) / 2
         out.append((cx - half, cy - half, cx + half, cy + half))
         if len(out) >= max_proposals:
+            break
+    if player_xy is not None and palm_px and within is not None:
+        out += distal_boxes(labels, stats, player_xy, palm_px, within)
+    return out
+
+
+# A blob wider than this many palms is more than a hand: a hand with its
+# forearm, or a hand touching a resting hand, a sleeve or a skin-coloured
+# chair behind (the skin mask joins them). Its hand is at the end away from
+# the player; a box around the whole blob is too big for the landmark model.
+# Measured on the HaGRID training half laid into the sample's zones
+# (scripts/eval_real_hands.py --tune): 9 of its 12 missed thumb-ups were
+# real fists merged into such blobs.
+DISTAL_SPAN = 3.0
+# the hand's centre lies this many palms back from the blob's far end; the
+# box's half side, in palms (a fist and its thumb span about two palms)
+DISTAL_BACK, DISTAL_HALF = 0.9, 1.4
+MAX_DISTAL = 2
+
+
+def distal_boxes(labels: np.ndarray, stats: np.ndarray, player_xy: tuple[float, float], palm_px: float,
+                 within: tuple[float, float, float, float]) -> list[tuple[float, float, float, float]]:
+    """Hand-sized boxes (crop px) at the far end, seen from the player, of
+    each skin blob (connected components `labels`, `stats`) larger than a
+    hand, its far end taken among its pixels inside `within`; largest blob
+    first, at most MAX_DISTAL."""
+    x0, y0, x1, y1 = (int(round(v)) for v in within)
+    h, w = labels.shape
+    x0, y0, x1, y1 = max(0, x0), max(0, y0), min(w, x1), min(h, y1)
+    if x1 <= x0 or y1 <= y0:
+        return []
+    player = np.array(player_xy, dtype=np.float64)
+    toward = np.array([(x0 + x1) / 2, (y0 + y1) / 2]) - player
+    norm = float(np.linalg.norm(toward))
+    if norm < 1e-6:
+        return []
+    toward /= norm
+    inside = labels[y0:y1, x0:x1]
+    out: list[tuple[float, float, float, float]] = []
+    for i in np.argsort(-stats[1:, cv2.CC_STAT_AREA]) + 1:
+        if max(stats[i, cv2.CC_STAT_WIDTH], stats[i, cv2.CC_STAT_HEIGHT]) < DISTAL_SPAN * palm_px:
+            continue
+        ys, xs = np.nonzero(inside == i)
+        if len(xs) < palm_px * palm_px * 0.25:
+            continue
+        pts = np.column_stack([xs + x0, ys + y0]).astype(np.float64)
+        reach = (pts - player) @ toward
+        # the far end: the blob's pixels within a third of a palm of its farthest
+        end = pts[reach >= reach.max() - palm_px / 3].mean(axis=0)
+        c = end - DISTAL_BACK * palm_px * toward
+        half = DISTAL_HALF * palm_px
+        out.append((float(c[0] - half), float(c[1] - half), float(c[0] + half), float(c[1] + half)))
+        if len(out) >= MAX_DISTAL:
             break
     return out
 
@@ -92,4 +150,4 @@ def second_readings(roi, image_rgb: np.ndarray, points_px: np.ndarray) -> list[n
     return out
 
 
-__all__ = ["second_readings", "skin_proposals"]
+__all__ = ["distal_boxes", "second_readings", "skin_proposals"]
