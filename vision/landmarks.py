@@ -131,8 +131,11 @@ class SeatLandmarker:
                 from vision.people import face_detector
                 g = face_detector()
             elif m is Model.MESH:
-                from vision.faces.mesh import HeadMesh
-                g = HeadMesh()
+                from vision.faces.mesh import HAND_DETECTION, HeadMesh
+                # the mesh's look for a hand before the face is the static hands
+                # graph of this landmarker where the two are configured alike
+                same = static and self._max_hands == 2 and self._min_confidence == HAND_DETECTION
+                g = HeadMesh(hands=(lambda: self._model(Model.HANDS)) if same else None)
             else:
                 g = sol.hands.Hands(static_image_mode=static, max_num_hands=self._max_hands, model_complexity=1,
                                     min_detection_confidence=conf)

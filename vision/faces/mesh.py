@@ -12,7 +12,7 @@ is downloaded.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -40,11 +40,17 @@ class HeadMesh:
     that also gives its face detector's keypoints. Not thread-safe; one per
     process."""
 
-    def __init__(self, min_detection: float = MIN_DETECTION, min_presence: float = MIN_PRESENCE):
+    def __init__(self, min_detection: float = MIN_DETECTION, min_presence: float = MIN_PRESENCE,
+                 hands: Callable[[], Any] | None = None):
+        """`hands`: gives a static hands graph of the configuration `hands()`
+        builds (max 2 hands, complexity 1, detection HAND_DETECTION), owned
+        by the caller: an extraction worker's seat landmarker lends its own,
+        as a second one holds ~86 MB (measured) for the same answers."""
         self._min_detection = min_detection
         self._min_presence = min_presence
         self._graph: Any = None
         self._hands: Any = None
+        self._lent_hands = hands
 
     def _mesh(self):
         if self._graph is None:
@@ -88,12 +94,16 @@ class HeadMesh:
         model finds in the window: a hand held before a face is read as a face
         by the face detector and the mesh (real hands, HaGRID crops: 38 of 240
         read as a face with a mask state, 36 of them "mask off")."""
-        if self._hands is None:
-            import mediapipe as mp
-            self._hands = mp.solutions.hands.Hands(static_image_mode=True, max_num_hands=2, model_complexity=1,
-                                                   min_detection_confidence=HAND_DETECTION)
+        if self._lent_hands is not None:
+            graph = self._lent_hands()
+        else:
+            if self._hands is None:
+                import mediapipe as mp
+                self._hands = mp.solutions.hands.Hands(static_image_mode=True, max_num_hands=2, model_complexity=1,
+                                                       min_detection_confidence=HAND_DETECTION)
+            graph = self._hands
         h, w = image.shape[:2]
-        res = self._hands.process(np.ascontiguousarray(image))
+        res = graph.process(np.ascontiguousarray(image))
         return [np.array([[p.x * w, p.y * h] for p in hand.landmark], np.float64)
                 for hand in res.multi_hand_landmarks or []]
 
