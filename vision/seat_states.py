@@ -277,7 +277,11 @@ def hand_owner(h: Hand, seat: int, body: _Body | None, seats: dict[int, SeatRegi
             return True
     centre = h.points[:, :2].mean(axis=0)
     zones = {s: _centre(r.table_zone) for s, r in seats.items()}
-    near = min(zones, key=lambda s: np.linalg.norm(centre - zones[s]))
+    # whose zone is nearest the wrist: a hand points away from its owner, so
+    # a fist at the edge of its own zone has its knuckles, and so its centre,
+    # toward the neighbour's (a real thumb-up at seat 6's edge, the HaGRID
+    # training half laid into the sample's zones)
+    near = min(zones, key=lambda s: np.linalg.norm(wrist - zones[s]))
     own_zone = seats[seat].table_zone
     if near == seat and _inside(centre, own_zone, th.zone_margin):
         return True
