@@ -323,16 +323,21 @@ def test_rendered_vote_fists_are_found_on_the_voting_seats_only(rendered):
     voting = {v["seat"] for v in truth["votes"] if v["t_place"] <= t <= v["t_lift"]}
     assert len(voting) >= 3                     # the scene is what this test needs
     from vision.tracks import DEFAULT as SMOOTHING
-    got = [f for f in classify_frames(frames["vote"], cal, "cam1")
-           if f.state == "fist_on_table" and f.confidence >= SMOOTHING.on]
+    states = classify_frames(frames["vote"], cal, "cam1")
+    got = [f for f in states if f.state == "fist_on_table" and f.confidence >= SMOOTHING.on]
     seats = {f.seat for f in got}
     assert seats <= voting, f"fists on {seats}, votes on {voting}"
-    # far seats' fists are ~10 px in a 720p frame and the hand model misses
-    # them (about half the vote frames are found): at least one must be
-    assert len(seats) >= 1
-    # the form: mostly read as the thumb-up it is (a hidden thumb reads "fist"), never palm/fingertip
-    values = [f.value for f in got]
-    assert values.count("thumb_up") > len(values) / 2 and set(values) <= {"thumb_up", "fist"}, values
+    # Far seats' fists are ~10 px in a 720p frame and the hand model misses
+    # them. Since session 39 a thumb-up needs 0.6 from the form model (real
+    # hands' precision, seat_states.VOTE_THUMB_P); this frame's rendered
+    # thumb-ups read 0.51 and below. What a single frame must not do is call
+    # a voting seat empty: each is found or "cannot judge" (a fist seen
+    # weakly, or the window seeing a vote no hand confirms).
+    seen = {f.seat for f in states if f.state in ("fist_on_table", "zone_unread")}
+    assert voting <= seen, f"votes on {voting}, found or cannot judge on {seen}"
+    # the form, where named: a thumb-up or a fist (a hidden thumb), never palm/fingertip
+    values = [f.value for f in states if f.state == "fist_on_table" and f.seat in voting]
+    assert set(values) <= {"thumb_up", "fist"}, values
 
 
 @pytest.mark.slow
