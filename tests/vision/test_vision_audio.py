@@ -69,3 +69,45 @@ def test_night_music_is_found_by_its_held_partials_and_a_voice_is_not_music():
     voice = 0.1 * voice * (np.sin(2 * np.pi * 4.0 * t) > 0)
     day = render_audio(40.0, [], [], seed=3, rate=rate) + voice.astype(np.float32)
     assert music_intervals(Audio(day.astype(np.float32), rate)) == []
+
+
+def test_a_track_longer_than_its_probe_says_is_read_whole(media, monkeypatch):
+    # the samples are read into one buffer sized from the probed duration; a
+    # container that under-reports it must not cut the track short
+    import subprocess
+
+    import vision.audio as audio
+    from vision.video import ffmpeg_exe
+
+    whole = np.frombuffer(subprocess.run(
+        [ffmpeg_exe(), "-v", "error", "-i", str(media["audio"]), "-map", "0:a:0", "-ac", "1", "-ar", "16000",
+         "-f", "f32le", "pipe:1"], capture_output=True, check=True).stdout, np.float32)
+    real_probe = audio.probe
+    monkeypatch.setattr(audio, "probe", lambda p: real_probe(p).__class__(
+        **{**real_probe(p).__dict__, "duration": 0.5}))
+    a = read_audio(str(media["audio"]), rate=16000)
+    assert len(whole) > 16000 * 7 and np.array_equal(a.samples, whole)
+    a.samples[:10] = 0.0   # an array of its own, writable like before
+
+
+def test_energies_do_not_depend_on_the_block_size(monkeypatch):
+    # the windows are transformed block by block (memory); a block edge must
+    # not drop, repeat or shift a window
+    import vision.audio as audio
+
+    rng = np.random.default_rng(3)
+    t = np.arange(16000 * 9) / 16000
+    x = (0.3 * np.sin(2 * np.pi * 440 * t) * (t > 3) + 0.05 * rng.standard_normal(len(t))).astype(np.float32)
+    a = Audio(x, 16000)
+
+    def run():
+        return (audio.band_energies(a, [(400, 480), (300, 3400)], win=0.03, hop=0.01),
+                audio.spectral_likeness(a), audio.short_time_energy(a))
+
+    bands, likeness, energy = run()
+    monkeypatch.setattr(audio, "BLOCK_SAMPLES", 5000)   # a few windows per block, blocks not a multiple of the hop
+    small = run()
+    for e, f in zip(bands + [likeness, energy], small[0] + [small[1], small[2]]):
+        assert len(e.db) == len(f.db) and np.array_equal(e.times, f.times)
+        np.testing.assert_allclose(e.db, f.db, rtol=0, atol=1e-9)
+    assert len(bands[0].db) == 1 + (len(x) - 480) // 160
