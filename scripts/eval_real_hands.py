@@ -101,9 +101,8 @@ def zone_votes(hands, game: Path = SAMPLE, tune: bool = False, read=None) -> dic
 
 
 # --bound: boxes around a hand, their half side in palm lengths (wrist to middle
-# knuckle); a palm is about a tenth of a seated player's visible body height
+# knuckle; a palm is vision.schedule.PALM_OF_BODY of the seat's body height)
 BOUND_HALVES = (1.5, 2.0, 2.5)
-PALM_OF_BODY = 0.1
 
 
 def _thumb_up_over_readings(roi, frame, mirrored, centre, palm: float) -> float | None:
@@ -145,6 +144,7 @@ def reading_bound(hands, game: Path = SAMPLE, tune: bool = False, read=None) -> 
     import numpy as np
 
     from vision.hands.roi import RoiLandmarker
+    from vision.schedule import PALM_OF_BODY
     from vision.seat_states import VOTE_THUMB_P
 
     cases, frames, cal = read or read_zone_cases(hands, game, tune)

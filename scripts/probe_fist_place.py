@@ -21,6 +21,7 @@ sys.path[:0] = [str(Path(__file__).resolve().parents[1]), str(Path(__file__).res
 import eval_real_hands as E  # noqa: E402
 from vision.hands.real_zone import list_hagrid  # noqa: E402
 from vision.hands.roi import RoiLandmarker  # noqa: E402
+from vision.schedule import PALM_OF_BODY  # noqa: E402
 from vision.seat_states import VOTE_THUMB_P  # noqa: E402
 
 NEAR_PALMS = 2.5
@@ -37,7 +38,7 @@ def main() -> int:
                 continue
             mirrored = np.ascontiguousarray(frame[:, ::-1])
             body = seats[c.seat].body
-            seat_palm = E.PALM_OF_BODY * (body[3] - body[1])
+            seat_palm = PALM_OF_BODY * (body[3] - body[1])
 
             def vote(at, palm: float) -> bool:
                 p = E._thumb_up_over_readings(roi, frame, mirrored, at, palm)

@@ -450,12 +450,12 @@ def seat_landmarks(image: np.ndarray, t: float, seat: int, region, landmarker: S
         # crop's edge is a neighbour's arm or hand, read (if it is a hand) in
         # that seat's own pass; each blob read costs up to four model runs
         near = zc.to_crop(np.reshape(expand(region.table_zone, BLOB_MARGIN, size), (2, 2))).ravel()
-        body = np.reshape(region.body, (2, 2))
-        player = zc.to_crop(body.mean(axis=0))
+        px, py = zc.to_crop(np.reshape(region.body, (2, 2)).mean(axis=0))
+        player = (float(px), float(py))
         palm = PALM_OF_BODY * (region.body[3] - region.body[1]) * zc.scale_xy[0]
         blobs = skin_proposals(zc.image, found, within=(near[0], near[1], near[2], near[3]),
-                               player_xy=(float(player[0]), float(player[1])), palm_px=palm)
-        extra = zone_hands.read_regions(zc, blobs, (float(player[0]), float(player[1])))
+                               player_xy=player, palm_px=palm)
+        extra = zone_hands.read_regions(zc, blobs, player)
         lm.hands = merge_hands(zl.hands + extra, lm.hands)
         if reread:
             # the seat crop's hands too: one of them may be the zone's likeliest vote

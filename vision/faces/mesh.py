@@ -94,18 +94,19 @@ class HeadMesh:
         model finds in the window: a hand held before a face is read as a face
         by the face detector and the mesh (real hands, HaGRID crops: 38 of 240
         read as a face with a mask state, 36 of them "mask off")."""
-        if self._lent_hands is not None:
-            graph = self._lent_hands()
-        else:
-            if self._hands is None:
-                import mediapipe as mp
-                self._hands = mp.solutions.hands.Hands(static_image_mode=True, max_num_hands=2, model_complexity=1,
-                                                       min_detection_confidence=HAND_DETECTION)
-            graph = self._hands
         h, w = image.shape[:2]
-        res = graph.process(np.ascontiguousarray(image))
+        res = self._hands_graph().process(np.ascontiguousarray(image))
         return [np.array([[p.x * w, p.y * h] for p in hand.landmark], np.float64)
                 for hand in res.multi_hand_landmarks or []]
+
+    def _hands_graph(self):
+        if self._lent_hands is not None:
+            return self._lent_hands()
+        if self._hands is None:
+            import mediapipe as mp
+            self._hands = mp.solutions.hands.Hands(static_image_mode=True, max_num_hands=2, model_complexity=1,
+                                                   min_detection_confidence=HAND_DETECTION)
+        return self._hands
 
     def landmarks(self, image: np.ndarray) -> np.ndarray | None:
         """The face's landmarks alone (see `read`)."""
