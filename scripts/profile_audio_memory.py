@@ -14,6 +14,7 @@ records (vision.audio.music_intervals). Prints each step's peak and wall time.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import subprocess
 import sys
 import tempfile
@@ -26,6 +27,8 @@ sys.path.insert(0, str(ROOT))
 
 
 def rss_mb() -> float:
+    """This process's resident memory, MB (vision.memory.tree_rss_mb adds its children: FFmpeg's
+    share varied 40-290 MB between runs of the same read, so the steps are compared on their own)."""
     for line in Path("/proc/self/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
@@ -51,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
         subprocess.run([ffmpeg_exe(), "-v", "error", "-y", "-f", "concat", "-safe", "0", "-i", str(listing),
                         "-vn", "-c:a", "copy", str(track)], check=True)
         duration = one.duration * args.times
-        audio.probe = lambda p: one.__class__(**{**one.__dict__, "duration": duration})  # type: ignore[assignment]
+        audio.probe = lambda p: dataclasses.replace(one, duration=duration)  # type: ignore[assignment]
         peak = [0.0]
         stop = threading.Event()
 
