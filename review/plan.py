@@ -30,6 +30,7 @@ RAISE_PASSES = ("hands", ZONE_PASS)
 NIGHT_PASSES = ("pose", "hands", "mesh")
 DAY_PASSES = ("pose", "hands")
 COARSE_PASSES: tuple[str, ...] = ()
+EXIT_PASSES: tuple[str, ...] = ()     # an empty seat is the windows' reading
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,10 @@ class Density:
     # padding around vote calls and nightfall, seconds
     vote_pad: tuple[float, float] = (1.0, 2.0)
     masking_pad: tuple[float, float] = (0.5, 3.0)
+    # a seat that has just left the game, until its empty chair is seen
+    # (review.checks._leaves looks 3 s past the stand-up)
+    exit: float = 1.0
+    exit_grace: float = 4.0
 
 
 FAST = Density()
@@ -65,12 +70,13 @@ def plan_schedule(intervals: Sequence[Interval], duration: float, density: Densi
     ranges: list[ScheduleRange] = []
     slack = slack or {}
     current = [""]
+    seats: list[tuple[int, ...] | None] = [None]
 
     def add(t0, t1, fps, label, passes=NIGHT_PASSES):
         extra = slack.get(current[0], 0.0)
         t0, t1 = max(0.0, t0 - extra), min(duration, t1 + extra)
         if t1 - t0 > 1e-3:
-            ranges.append(ScheduleRange(round(t0, 3), round(t1, 3), fps, None, label, passes))
+            ranges.append(ScheduleRange(round(t0, 3), round(t1, 3), fps, seats[0], label, passes))
 
     for iv in intervals:
         if only and iv.key not in only and not any(iv.key.startswith(k + ".") for k in only):
@@ -78,6 +84,11 @@ def plan_schedule(intervals: Sequence[Interval], duration: float, density: Densi
         if iv.t0 is None or iv.t1 is None:
             continue
         current[0] = iv.key
+        # Every rule is checked on the seats still in the game (review.checks,
+        # review.view, the recount's eligible voters): an eliminated player's
+        # seat is read by none of them, so it is not analysed. A timeline
+        # without seats (an old or hand-made one) keeps every seat.
+        seats[0] = tuple(sorted(iv.in_game)) if iv.in_game else None
         k = iv.kind
         if k in (Kind.VOTE_CALL, Kind.RAISE_VOTE):
             end = iv.details.get("window_close") or iv.t1
@@ -95,7 +106,30 @@ def plan_schedule(intervals: Sequence[Interval], duration: float, density: Densi
             add(iv.t1 - 0.5, iv.t1 + 4.0, density.morning, iv.key + ".morning")
         elif k is Kind.DAY:
             add(iv.t0, iv.t1, density.day, iv.key, DAY_PASSES)
+    # A player voted out or removed stands up and leaves; the checks tell that
+    # exit from a stand-up foul by the seat seen empty right after it
+    # (review.checks._leaves), so a seat is read a little past the last
+    # interval it played in, where that moment is analysed at all.
+    for seat, (t_exit, key) in _exits(intervals).items():
+        if any(r.t0 <= t_exit <= r.t1 for r in ranges):
+            current[0], seats[0] = key, (seat,)
+            add(t_exit, t_exit + density.exit_grace, density.exit, f"exit.{seat}", EXIT_PASSES)
     return Schedule(tuple(ranges)).merged()
+
+
+def _exits(intervals: Sequence[Interval]) -> dict[int, tuple[float, str]]:
+    """seat -> (end of the last timed interval the seat was in the game for,
+    that interval's key), for seats out of the game before the timeline ends."""
+    timed = [iv for iv in intervals if iv.timed and iv.in_game]
+    if not timed:
+        return {}
+    last: dict[int, tuple[float, str]] = {}
+    for iv in timed:
+        for seat in iv.in_game:
+            if seat not in last or iv.t1 > last[seat][0]:
+                last[seat] = (float(iv.t1), iv.key)
+    end = max(float(iv.t1) for iv in timed)
+    return {seat: v for seat, v in last.items() if v[0] < end - 1e-6}
 
 
 def coarse_schedule(duration: float, fps: float = COARSE_FPS) -> Schedule:
