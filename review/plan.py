@@ -120,15 +120,15 @@ def plan_schedule(intervals: Sequence[Interval], duration: float, density: Densi
 def _exits(intervals: Sequence[Interval]) -> dict[int, tuple[float, str]]:
     """seat -> (end of the last timed interval the seat was in the game for,
     that interval's key), for seats out of the game before the timeline ends."""
-    timed = [iv for iv in intervals if iv.timed and iv.in_game]
-    if not timed:
+    ends = [(float(iv.t1), iv) for iv in intervals if iv.t0 is not None and iv.t1 is not None and iv.in_game]
+    if not ends:
         return {}
     last: dict[int, tuple[float, str]] = {}
-    for iv in timed:
+    for t1, iv in ends:
         for seat in iv.in_game:
-            if seat not in last or iv.t1 > last[seat][0]:
-                last[seat] = (float(iv.t1), iv.key)
-    end = max(float(iv.t1) for iv in timed)
+            if seat not in last or t1 > last[seat][0]:
+                last[seat] = (t1, iv.key)
+    end = max(t1 for t1, _ in ends)
     return {seat: v for seat, v in last.items() if v[0] < end - 1e-6}
 
 
