@@ -24,7 +24,6 @@ abstentions per seat and scheduled interval.
 """
 from __future__ import annotations
 
-from bisect import bisect_left
 from dataclasses import dataclass, field
 from enum import StrEnum
 from types import MappingProxyType
@@ -32,7 +31,7 @@ from typing import Iterable, Mapping
 
 from vision.neighbour_arms import WHY as NEIGHBOUR_WHY
 from vision.seat_states import head_reading
-from vision.tracks import FrameState, Observed
+from vision.tracks import FrameState, Observed, build_tracks
 
 
 class Blind(StrEnum):
@@ -160,7 +159,12 @@ def reading(features: Mapping[str, float], window: str) -> str | None:
 
 # A zone the hands read as a vote within this many seconds is seen: its other
 # frames are the same fist half hidden by its own motion (landing, lifting),
-# not a vote the analysis could have missed.
+# not a vote the analysis could have missed. The vote must be one the recount
+# counts, a fist track (vision.tracks: three frames): a lone frame read as a
+# thumb-up makes no placement, and excusing the unread frames around it left
+# the cell judged as no vote (the full-length game, seed 7, 2,122 s: a
+# thumb-up unread for its whole 1.8 s but its last frame, counted as a default
+# vote for another candidate, a false miscount that changed who left).
 SEEN_VOTE_S = 1.5
 SEEN_VOTE_CONF = 0.6
 
@@ -168,17 +172,18 @@ SEEN_VOTE_CONF = 0.6
 def unread_windows(frames: Iterable[FrameState]) -> dict[tuple[int, float], dict[str, Blind]]:
     """(seat, t) -> the windows the vision layer's states say it cannot judge there, and why."""
     frames = list(frames)
-    votes: dict[int, list[float]] = {}
+    fists = [f for f in frames if f.state is Observed.FIST_ON_TABLE]
+    # every time a seat was read, so a frame without the fist ends its track
+    looked: dict[int, set[float]] = {}
     for f in frames:
-        if f.state is Observed.FIST_ON_TABLE and f.confidence >= SEEN_VOTE_CONF:
-            votes.setdefault(f.seat, []).append(f.t)
-    for ts in votes.values():
-        ts.sort()
+        looked.setdefault(f.seat, set()).add(f.t)
+    votes: dict[int, list[tuple[float, float]]] = {}
+    for tr in build_tracks(fists, {seat: sorted(ts) for seat, ts in looked.items()}):
+        if tr.confidence >= SEEN_VOTE_CONF:
+            votes.setdefault(tr.seat, []).append((tr.t0, tr.t1))
 
     def near_vote(seat: int, t: float) -> bool:
-        ts = votes.get(seat, [])
-        i = bisect_left(ts, t - SEEN_VOTE_S)
-        return i < len(ts) and ts[i] <= t + SEEN_VOTE_S
+        return any(t0 - SEEN_VOTE_S <= t <= t1 + SEEN_VOTE_S for t0, t1 in votes.get(seat, ()))
 
     out: dict[tuple[int, float], dict[str, Blind]] = {}
     for f in frames:

@@ -66,6 +66,27 @@ def test_the_vision_layers_cannot_judge_state_makes_its_window_blind():
     assert all(v.seen for v in frame_views(3, 12.4, {}, ()))
 
 
+def _vote_frames(fist_at: list[float], unread_at: list[float], seat: int = 1) -> list[FrameState]:
+    frames = [FrameState(t, seat, Observed.MASK_OFF, 1.0) for t in sorted(set(fist_at) | set(unread_at))]
+    frames += [FrameState(t, seat, Observed.FIST_ON_TABLE, 1.0, "thumb_up") for t in fist_at]
+    frames += [FrameState(t, seat, Observed.ZONE_UNREAD, 0.55, "weak_fist") for t in unread_at]
+    return frames
+
+
+def test_an_unread_zone_beside_a_counted_fist_is_seen_beside_a_lone_frame_it_is_not():
+    """The unread frames of a fist that landing and lifting half hide are seen
+    when the fist stands as a track the recount counts (three frames); a single
+    frame read as a thumb-up makes no vote, and excusing the unread frames
+    around it judged the cell as no vote (full-length game seed 7, 2,122 s)."""
+    unread = [2122.2, 2122.4, 2122.6, 2122.8, 2123.0]
+    counted = _vote_frames([2123.2, 2123.4, 2123.6], unread)
+    lone = _vote_frames([2123.2], unread + [2123.4, 2123.6])
+    for frames, blind in ((counted, False), (lone, True)):
+        views = seat_views([(1, t, {}) for t in sorted({f.t for f in frames})], frames)
+        zone = {v.t: v for v in views if v.window == "zone"}
+        assert all((not zone[t].seen) is blind for t in unread), (blind, {t: zone[t].blind for t in unread})
+
+
 def test_the_head_is_weighed_by_what_decides_the_mask_not_by_the_window_alone():
     """The face mesh reads the mask first (vision.seat_states): a seat the mesh
     misreads all night must be caught by the baseline check, so the head's
