@@ -530,7 +530,7 @@ def _after_align(game: Game, tracks, frames, alignment, marks, has_times: bool, 
 
     # ---- where a seat could not be judged (review.view): its cells stay unverified, its fouls unraised
     t0 = time.perf_counter()
-    unseen = view_abstentions(ws.observations_path, game, frames, alignment.intervals)
+    unseen = view_abstentions(ws.observations_path, game, frames, tracks, alignment.intervals)
     stats.wall["view"] = time.perf_counter() - t0
 
     # ---- recount
@@ -648,13 +648,13 @@ def seat_frames(obs_path: Path, game: Game) -> tuple[list[FrameState], dict[int,
     return resolve(frames, game.calibration.camera(game.cam).seats), sample_times
 
 
-def view_abstentions(obs_path: Path, game: Game, frames: Sequence[FrameState],
+def view_abstentions(obs_path: Path, game: Game, frames: Sequence[FrameState], tracks: Sequence[Track],
                      intervals: Sequence[Interval]) -> list[Abstention]:
     """Where each seat's windows could not be judged (vision.view_quality), per
-    scheduled interval (review.view)."""
+    scheduled interval (review.view); `tracks` the frames' tracks, whose fists the recount counts."""
     from vision.view_quality import Blind, seat_views
     with ObservationStore(obs_path) as db:
-        views = seat_views(db.window_features(cam=game.cam), frames)
+        views = seat_views(db.window_features(cam=game.cam), frames, tracks=tracks)
     # seats proposed from the recording that the frames did not confirm (review.view), and
     # the seats the venue's model did not learn, as the model that ran recorded them (review.learn)
     doubts = placement_doubts(game.calibration.camera(game.cam).seats)

@@ -69,26 +69,27 @@ def plan_schedule(intervals: Sequence[Interval], duration: float, density: Densi
     frames reach that much further, so the call is sampled wherever it really was."""
     ranges: list[ScheduleRange] = []
     slack = slack or {}
-    current = [""]
-    seats: list[tuple[int, ...] | None] = [None]
+    # the interval whose ranges are being added, and its seats: read by add()
+    key = ""
+    seats: tuple[int, ...] | None = None
 
     def add(t0, t1, fps, label, passes=NIGHT_PASSES):
-        extra = slack.get(current[0], 0.0)
+        extra = slack.get(key, 0.0)
         t0, t1 = max(0.0, t0 - extra), min(duration, t1 + extra)
         if t1 - t0 > 1e-3:
-            ranges.append(ScheduleRange(round(t0, 3), round(t1, 3), fps, seats[0], label, passes))
+            ranges.append(ScheduleRange(round(t0, 3), round(t1, 3), fps, seats, label, passes))
 
     for iv in intervals:
         if only and iv.key not in only and not any(iv.key.startswith(k + ".") for k in only):
             continue
         if iv.t0 is None or iv.t1 is None:
             continue
-        current[0] = iv.key
+        key = iv.key
         # Every rule is checked on the seats still in the game (review.checks,
         # review.view, the recount's eligible voters): an eliminated player's
         # seat is read by none of them, so it is not analysed. A timeline
         # without seats (an old or hand-made one) keeps every seat.
-        seats[0] = tuple(sorted(iv.in_game)) if iv.in_game else None
+        seats = tuple(sorted(iv.in_game)) if iv.in_game else None
         k = iv.kind
         if k in (Kind.VOTE_CALL, Kind.RAISE_VOTE):
             end = iv.details.get("window_close") or iv.t1
@@ -110,9 +111,9 @@ def plan_schedule(intervals: Sequence[Interval], duration: float, density: Densi
     # exit from a stand-up foul by the seat seen empty right after it
     # (review.checks._leaves), so a seat is read a little past the last
     # interval it played in, where that moment is analysed at all.
-    for seat, (t_exit, key) in _exits(intervals).items():
+    for seat, (t_exit, exit_key) in _exits(intervals).items():
         if any(r.t0 <= t_exit <= r.t1 for r in ranges):
-            current[0], seats[0] = key, (seat,)
+            key, seats = exit_key, (seat,)
             add(t_exit, t_exit + density.exit_grace, density.exit, f"exit.{seat}", EXIT_PASSES)
     return Schedule(tuple(ranges)).merged()
 

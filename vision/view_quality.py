@@ -31,7 +31,7 @@ from typing import Iterable, Mapping
 
 from vision.neighbour_arms import WHY as NEIGHBOUR_WHY
 from vision.seat_states import head_reading
-from vision.tracks import FrameState, Observed, build_tracks
+from vision.tracks import FrameState, Observed, Track, build_tracks
 
 
 class Blind(StrEnum):
@@ -169,17 +169,22 @@ SEEN_VOTE_S = 1.5
 SEEN_VOTE_CONF = 0.6
 
 
-def unread_windows(frames: Iterable[FrameState]) -> dict[tuple[int, float], dict[str, Blind]]:
-    """(seat, t) -> the windows the vision layer's states say it cannot judge there, and why."""
+def unread_windows(frames: Iterable[FrameState],
+                   tracks: Iterable[Track] | None = None) -> dict[tuple[int, float], dict[str, Blind]]:
+    """(seat, t) -> the windows the vision layer's states say it cannot judge there, and why.
+    `tracks`: the analysis' own tracks of these frames (the fists its recount counts);
+    without them the fist tracks are built here from the frames."""
     frames = list(frames)
-    fists = [f for f in frames if f.state is Observed.FIST_ON_TABLE]
-    # every time a seat was read, so a frame without the fist ends its track
-    looked: dict[int, set[float]] = {}
-    for f in frames:
-        looked.setdefault(f.seat, set()).add(f.t)
+    if tracks is None:
+        # every time a seat was read, so a frame without the fist ends its track
+        looked: dict[int, set[float]] = {}
+        for f in frames:
+            looked.setdefault(f.seat, set()).add(f.t)
+        tracks = build_tracks([f for f in frames if f.state is Observed.FIST_ON_TABLE],
+                              {seat: sorted(ts) for seat, ts in looked.items()})
     votes: dict[int, list[tuple[float, float]]] = {}
-    for tr in build_tracks(fists, {seat: sorted(ts) for seat, ts in looked.items()}):
-        if tr.confidence >= SEEN_VOTE_CONF:
+    for tr in tracks:
+        if tr.state is Observed.FIST_ON_TABLE and tr.confidence >= SEEN_VOTE_CONF:
             votes.setdefault(tr.seat, []).append((tr.t0, tr.t1))
 
     def near_vote(seat: int, t: float) -> bool:
@@ -195,11 +200,11 @@ def unread_windows(frames: Iterable[FrameState]) -> dict[tuple[int, float], dict
 
 
 def seat_views(features: Iterable[tuple[int, float, Mapping[str, float]]], frames: Iterable[FrameState] = (),
-               limits: ViewLimits = DEFAULT) -> list[WindowView]:
+               limits: ViewLimits = DEFAULT, tracks: Iterable[Track] | None = None) -> list[WindowView]:
     """Every window of every analysed seat-frame: `features` as the store
     gives them ((seat, t, features), vision.store.window_features), `frames`
-    the classifiers' states of the same frames."""
-    unread = unread_windows(frames)
+    the classifiers' states of the same frames, `tracks` their tracks (unread_windows)."""
+    unread = unread_windows(frames, tracks)
     out: list[WindowView] = []
     for seat, t, f in features:
         out.extend(frame_views(seat, t, f, unread.get((seat, round(t, 6)), {}), limits))
