@@ -24,6 +24,7 @@ from engine.protocol import Protocol, ProtocolError, load_protocol
 from engine.replay import Replay, replay
 from engine.timeline import Interval, Kind, build_timeline, timeline_to_json
 from vision.calibration import Calibration
+from vision.neighbour_arms import crossing_seats
 from vision.store import ObservationStore
 from vision.tracks import FrameState, Observed, Track, build_tracks
 from vision.video import VideoError, VideoInfo, not_a_recording, probe
@@ -563,7 +564,8 @@ def _after_align(game: Game, tracks, frames, alignment, marks, has_times: bool, 
     # ---- checks
     say("checks", 0.0, "rule checks")
     t0 = time.perf_counter()
-    ctx = CheckContext(game.protocol, game.replay, alignment.intervals, tracks, slack=placement_slack(alignment, None))
+    ctx = CheckContext(game.protocol, game.replay, alignment.intervals, tracks, slack=placement_slack(alignment, None),
+                       neighbours=crossing_seats(game.calibration.camera(game.cam).seats))
     incidents, unseen = withhold(run_checks(ctx, recounts), unseen)
     if only:
         incidents = [i for i in incidents if i.source.value != "video" or _selected(i.phase.key, only)]

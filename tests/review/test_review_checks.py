@@ -32,11 +32,11 @@ def game(profile="mafclub-2023", announced=(4, 5)):
 HONEST = {s: [Placement(s, 61.5, 64.0)] for s in (1, 2, 3, 4, 6)}  # 5 for seat 5, 4 default to 7
 
 
-def check(tracks, placements=None, profile="mafclub-2023", announced=(5, 4), slack=None):
+def check(tracks, placements=None, profile="mafclub-2023", announced=(5, 4), slack=None, neighbours=None):
     p = game(profile, announced)
     rep = replay(p)
     tl = build_timeline(p, rep)
-    ctx = CheckContext(p, rep, tl, tracks, slack=slack or {})
+    ctx = CheckContext(p, rep, tl, tracks, slack=slack or {}, neighbours=neighbours or {})
     return run_checks(ctx, recount(tl, HONEST if placements is None else placements, rep.profile))
 
 
@@ -172,6 +172,25 @@ def test_a_reach_read_as_a_raised_arm_with_a_touch_glimpsed_is_a_night_touch():
     assert types(check([Track(6, "arm_up", 28.0, 29.4, 0.8)])) == [("false_shot", (6,))]
     # the mafia's own shot hand, with a touch glimpsed beside it, is awake by right
     assert types(check([Track(2, "arm_up", 28.0, 29.4, 0.8), Track(2, "touch", 28.6, 28.6, 0.7, "3", 1)])) == []
+
+
+def test_a_raised_arm_only_the_window_saw_beside_a_shooting_neighbour_is_not_a_false_shot():
+    # seat 3 (sheriff) and seat 5 (civilian) sit beside seat 4 (mafia): seat 4's arms
+    # move through their body windows (their heads lie in its box and its in theirs)
+    near = {3: (2, 4), 4: (3, 5), 5: (4, 6)}
+    shooter = Track(4, "arm_up", 27.0, 30.0, 0.9)
+    civil = Track(5, "arm_up", 28.0, 29.4, 0.8)
+    # the window alone read seat 5's arm up while the mafia beside it raised hers: not sure whose
+    assert types(check([shooter, civil], neighbours=near)) == []
+    # without the seats' geometry, or with the shooter's arm down by then, it is a false shot
+    assert types(check([shooter, civil])) == [("false_shot", (5,))]
+    assert types(check([Track(4, "arm_up", 24.0, 26.0, 0.9), civil], neighbours=near)) == [("false_shot", (5,))]
+    # a neighbour who is no shooter raising her arm excuses nothing
+    assert types(check([Track(6, "arm_up", 27.0, 30.0, 0.9), civil], neighbours=near)) == \
+        [("false_shot", (5,)), ("false_shot", (6,))]
+    # the seat's own raised hand, seen by the hands model, is its own whatever the neighbours do
+    own = [shooter, civil, Track(5, "hand_raised", 28.2, 29.0, 0.9, "1")]
+    assert types(check(own, neighbours=near)) == [("false_shot", (5,))]
 
 
 def test_a_single_touch_frame_is_kept_as_a_weak_track():
