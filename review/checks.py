@@ -222,7 +222,7 @@ def _one_per_act(tracks: list[Track]) -> list[Track]:
 RAISED_ARM = (S.ARM_UP, S.HAND_RAISED, S.SHOT)
 
 
-def _beside_a_shooter(ctx: CheckContext, arm: Track, sh: Interval, permits) -> bool:
+def _beside_a_shooter(ctx: CheckContext, arm: Track, sh: Interval, permits: Sequence[Permit]) -> bool:
     """Was a neighbour whose arms move through the seat's body window raising
     her arm by right (a shooter) while the window alone read the seat's arm up?
     The window reads its whole box, the neighbour's raised arm included, so the
