@@ -119,8 +119,12 @@ def check_masking(ctx: CheckContext) -> list[Incident]:
     for iv in _kinds(ctx, *foul.window):
         deadline = iv.t1
         for seat in iv.in_game:
+            # a lift that begins just after the deadline is late only if the
+            # mask was not seen on at it
+            masked = _masked_by(ctx, seat, deadline)
             late = [tr for tr in _of(ctx.tracks, *foul.evidence)
-                    if tr.seat == seat and tr.t0 <= deadline + 0.2 and tr.t1 > deadline + 0.3]
+                    if tr.seat == seat and tr.t0 <= deadline + 0.2 and tr.t1 > deadline + 0.3
+                    and not (masked and tr.t0 > deadline)]
             if late:
                 tr = max(late, key=lambda x: x.t1)
                 on = next((m.t0 for m in _of(ctx.tracks, S.MASK_ON) if m.seat == seat and m.t0 >= deadline), tr.t1)
@@ -128,6 +132,23 @@ def check_masking(ctx: CheckContext) -> list[Incident]:
                                  {"nightfall": iv.t0, "deadline": deadline, "mask_on_at": on,
                                   "late_by": round(on - deadline, 2)}))
     return out
+
+
+# a mask-on track ending this close before the deadline still holds it: the
+# dense frames of a masking window are 0.2 s apart
+MASKED_BY_SLACK = 0.1
+
+
+def _masked_by(ctx: CheckContext, seat: int, deadline: float) -> bool:
+    """Was the seat's mask seen on at the deadline (a mask-on track spanning it)?
+    Then a lift beginning after the deadline is the night's to judge (a peek,
+    or the mafia's own wake), not late masking; a mask seen off across the
+    deadline stays late whatever else was read there. Measured: fresh
+    seed 3804, seat 7 (mafia) masked 1.8 s before the deadline of the deal
+    night and lifted the mask for the mafia's meeting from the next frame, 0.2 s
+    past it: a late mask was raised, the lift taken for a mask never put on."""
+    return any(m.seat == seat and m.t0 <= deadline and m.t1 >= deadline - MASKED_BY_SLACK
+               for m in _of(ctx.tracks, S.MASK_ON))
 
 
 def _night_spans(ctx: CheckContext) -> list[tuple[Interval, float, float]]:

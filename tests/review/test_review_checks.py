@@ -56,6 +56,21 @@ def test_late_mask_is_flagged_with_the_profile_clause():
     assert inc[0].clause.startswith("MC 000 4.3.10") and inc[0].details["late_by"] == 2.1
 
 
+def test_a_mask_seen_on_at_the_deadline_and_lifted_right_after_is_not_late_masking():
+    # seat 2 (mafia) masks 1.5 s before night 1's deadline (23.0 s) and lifts it from the next frame
+    lifted = [Track(2, "mask_off", 15.0, 21.3, 0.9), Track(2, "mask_on", 21.5, 23.0, 0.95),
+              Track(2, "mask_lifted", 23.2, 26.0, 0.9), Track(2, "mask_on", 26.2, 49.0, 0.95)]
+    assert [i for i in check(lifted) if i.type.value == "mask_late"] == []
+    # the same lift with the mask never seen on at the deadline is late masking
+    never = [Track(2, "mask_off", 15.0, 22.6, 0.9), Track(2, "mask_lifted", 23.2, 26.0, 0.9),
+             Track(2, "mask_on", 26.2, 49.0, 0.95)]
+    assert [i.seats for i in check(never) if i.type.value == "mask_late"] == [(2,)]
+    # a mask seen off across the deadline stays late, whatever mask-on reading overlaps it
+    both = [Track(6, "mask_off", 20.0, 25.0, 0.9), Track(6, "mask_on", 22.5, 23.4, 0.6),
+            Track(6, "mask_on", 25.1, 49.0, 0.9)]
+    assert [i.seats for i in check(both) if i.type.value == "mask_late"] == [(6,)]
+
+
 def test_peeking_outside_the_own_wake_is_flagged_but_the_sheriff_checking_is_not():
     tracks = [Track(7, "mask_lifted", 30.0, 31.5, 0.8),      # civilian peeks during the shooting
               Track(3, "mask_off", 41.5, 45.0, 0.9)]          # Sheriff during his own check
