@@ -22,25 +22,16 @@ import sys
 import time
 from pathlib import Path
 
-
-def _children(pid: int) -> list[int]:
-    out: list[int] = []
-    for task in Path(f"/proc/{pid}/task").glob("*"):
-        try:
-            out.extend(int(c) for c in (task / "children").read_text().split())
-        except OSError:
-            continue
-    return out
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 
 def sample(root: int) -> list[dict]:
-    """Every process of root's tree: pid, program, rss / pss / shared MB."""
-    todo, seen, out = [root], set(), []
-    while todo:
-        pid = todo.pop()
-        if pid in seen:
-            continue
-        seen.add(pid)
+    """Every process of root's tree (vision.memory.tree_pids): pid, program,
+    rss / pss / shared MB."""
+    from vision.memory import tree_pids
+
+    out = []
+    for pid in tree_pids(root):
         try:
             argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
             fields = {}
@@ -53,7 +44,6 @@ def sample(root: int) -> list[dict]:
         out.append({"pid": pid, "program": Path(argv[0].decode(errors="replace")).name,
                     "rss_mb": fields.get("Rss", 0) / 1024, "pss_mb": fields.get("Pss", 0) / 1024,
                     "shared_mb": (fields.get("Shared_Clean", 0) + fields.get("Shared_Dirty", 0)) / 1024})
-        todo.extend(_children(pid))
     return out
 
 

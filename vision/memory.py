@@ -21,14 +21,24 @@ def _children(pid: int) -> list[int]:
     return out
 
 
-def tree_rss_mb(pid: int | None = None) -> float:
-    """Resident memory of a process and all its descendants, MB (0 without /proc)."""
-    total, todo, seen = 0, [pid or os.getpid()], set()
+def tree_pids(pid: int | None = None) -> list[int]:
+    """A process and all its descendants, parents first (a process that ends
+    meanwhile simply has no children listed)."""
+    out, todo, seen = [], [pid or os.getpid()], set()
     while todo:
         p = todo.pop()
         if p in seen:
             continue
         seen.add(p)
+        out.append(p)
+        todo.extend(_children(p))
+    return out
+
+
+def tree_rss_mb(pid: int | None = None) -> float:
+    """Resident memory of a process and all its descendants, MB (0 without /proc)."""
+    total = 0
+    for p in tree_pids(pid):
         try:
             for line in Path(f"/proc/{p}/status").read_text().splitlines():
                 if line.startswith("VmRSS:"):
@@ -36,7 +46,6 @@ def tree_rss_mb(pid: int | None = None) -> float:
                     break
         except OSError:
             continue
-        todo.extend(_children(p))
     return total / 1024.0
 
 
