@@ -128,19 +128,25 @@ def wait_text(page, text: str, timeout: int = TIMEOUT_MS) -> None:
     page.get_by_text(text).first.wait_for(state="visible", timeout=timeout)
 
 
-def displayed_frame_code(page, base: str) -> int:
-    """The frame index written in the full frame the app is showing."""
+def displayed_frame_code(page, base: str) -> int | None:
+    """The frame index written in the full frame the app is showing, or None when
+    the image's address was already gone when fetched: a rerun replaces the
+    image and Streamlit drops the old media file, so an address read just before
+    the rerun can answer with no image."""
     img = page.get_by_test_id("stImage").first.locator("img")
     src = img.get_attribute("src")
     data = page.request.get(src if src.startswith("http") else base + src).body()
-    rgb = cv2.cvtColor(cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB)
+    bgr = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    if bgr is None:
+        return None
+    rgb = cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB)
     scale = rgb.shape[1] / fixtures.WIDTH
     if scale != 1.0:
         rgb = cv2.resize(rgb, (fixtures.WIDTH, int(round(rgb.shape[0] / scale))))
     return fixtures.read_frame_code(rgb)
 
 
-def settled_frame_code(page, base: str, want: int, timeout_s: float = TIMEOUT_MS / 1000) -> int:
+def settled_frame_code(page, base: str, want: int, timeout_s: float = TIMEOUT_MS / 1000) -> int | None:
     """The displayed frame's code once it shows `want`, or the last one seen when
     it does not within the timeout: the caption and the image of a rerun reach
     the page one after the other, and a busy machine can be slow between them."""
@@ -204,7 +210,7 @@ def test_review_flow_survives_reload_and_restart(browser, tmp_path):
         assert "miscount" in page.url and "incident=" in page.url
         assert_clean(page, "incident")
         page.get_by_test_id("stImage").first.wait_for()
-        assert displayed_frame_code(page, server.url) == 155
+        assert settled_frame_code(page, server.url, 155) == 155
         player = page.frame_locator("iframe").first
         player.locator("button[data-rate='0.25']").click()
         rate, loop = player.locator("video").evaluate("v => [v.playbackRate, v.loop]")
