@@ -24,7 +24,7 @@ from vision.crops import DEFAULT_LONG_SIDE, Crop, crop as crop_box, expand, seat
 from vision.faces.window_domain import FEATURE as HEAD_REAL, REAL_FROM, head_real
 from vision.hands.forms import hands_form_probabilities
 from vision.hands.zone_read import skin_proposals
-from vision.motion import MotionGate, thumbnail, watch_box
+from vision.motion import MotionGate, RegionMemory, thumbnail, watch_box
 from vision.landmarks import ALL_MODELS, Model, SeatLandmarker, SeatLandmarks
 from vision.store import ObservationStore
 from vision.video import (DecodeStats, TimeRange, VideoError, VideoInfo, VideoSource, open_video, output_size,
@@ -210,11 +210,14 @@ class _WorkerState:
     gate: bool = True
     track_seats: bool = False
     motion: MotionGate | None = None      # frame differencing (with the gate only)
+    regions: RegionMemory | None = None   # the zone pass's box readings (with the gate only)
     windows: dict | None = None           # seat-window models (a venue's); None: the committed ones
 
     def __post_init__(self):
         if self.gate and self.motion is None:
             self.motion = MotionGate()
+        if self.gate and self.regions is None:
+            self.regions = RegionMemory()
 
     def zone_hands(self) -> SeatLandmarker:
         """The hands-only model for table-zone crops, in static mode.
@@ -310,6 +313,7 @@ def _run_chunk_unsafe(chunk: ScheduleRange) -> ChunkResult:
     mode = (chunk.models_key, zone_on)
     watch = {seat: watch_box(regions[seat], (out_w, out_h)) for seat in seats}
     cpu, calls = result.cpu, result.calls
+    read0, recalled0 = (st.regions.read, st.regions.recalled) if st.regions is not None else (0, 0)
 
     def cost(stage: str, since: float) -> None:   # stages besides the models: CPU only
         cpu[stage] = cpu.get(stage, 0.0) + time.process_time() - since
@@ -337,7 +341,7 @@ def _run_chunk_unsafe(chunk: ScheduleRange) -> ChunkResult:
             cost("windows", c0)
             for seat, crop, app in zip(todo, crops, apps):
                 lm = seat_landmarks(frame.image, frame.t, seat, regions[seat], st.landmarker(seat, tracking),
-                                    zone, only, st.long_side, st.gate, crop=crop, app=app)
+                                    zone, only, st.long_side, st.gate, crop=crop, app=app, memory=st.regions)
                 for k, v in lm.cpu.items():
                     cpu[k] = cpu.get(k, 0.0) + v
                     calls[k] = calls.get(k, 0) + 1
@@ -351,6 +355,10 @@ def _run_chunk_unsafe(chunk: ScheduleRange) -> ChunkResult:
             result.frames.append((frame.t, frame.size, [by_seat[seat] for seat in seats]))
     except VideoError as exc:
         result.error = str(exc)
+    if st.regions is not None:
+        # zone boxes (skin blobs, second readings) read by the landmark model, and recalled unread
+        calls["zone_boxes_read"] = st.regions.read - read0
+        calls["zone_boxes_recalled"] = st.regions.recalled - recalled0
     # FFmpeg runs as this process's children: their CPU is the decoding's
     result.cpu["decode"] = _children_cpu() - decode0
     after = st.video.stats
@@ -412,12 +420,16 @@ ZONE_KEY = "zone"
 def seat_landmarks(image: np.ndarray, t: float, seat: int, region, landmarker: SeatLandmarker,
                    zone_hands: SeatLandmarker | None = None, only=None,
                    long_side: int = DEFAULT_LONG_SIDE, gate: bool = True, crop: Crop | None = None,
-                   app: dict[str, float] | None = None, reread: bool = True) -> SeatLandmarks:
+                   app: dict[str, float] | None = None, reread: bool = True,
+                   memory: RegionMemory | None = None) -> SeatLandmarks:
     """One seat of one frame, as extraction sees it: the models on the seat crop,
     then hands again on the table-zone crop (cpu["hands_zone"] counts that pass;
     reread=False skips the zone hands' second readings, for measuring their cost).
     `crop` and `app` when the caller already cut the crop and classified its
-    windows (a frame's seats are classified together)."""
+    windows (a frame's seats are classified together). `memory`: the seat's
+    earlier readings of the zone's skin blobs and second readings, recalled
+    where those pixels have not changed (an extraction worker's; none: every
+    box is read)."""
     size = (image.shape[1], image.shape[0])
     crop = seat_crop(image, region, long_side) if crop is None else crop
     # The learned windows are cheap; they say whether a hand is up or a vote
@@ -455,13 +467,49 @@ def seat_landmarks(image: np.ndarray, t: float, seat: int, region, landmarker: S
         palm = PALM_OF_BODY * (region.body[3] - region.body[1]) * zc.scale_xy[0]
         blobs = skin_proposals(zc.image, found, within=(near[0], near[1], near[2], near[3]),
                                player_xy=player, palm_px=palm)
-        extra = zone_hands.read_regions(zc, blobs, player)
+        extra = _read_blobs(zone_hands, zc, blobs, player, memory, seat, t)
         lm.hands = merge_hands(zl.hands + extra, lm.hands)
         if reread:
             # the seat crop's hands too: one of them may be the zone's likeliest vote
-            zone_hands.reread(zc, _likeliest_vote([h for h in lm.hands if _centre_in(h.points, own)]))
+            _reread(zone_hands, zc, _likeliest_vote([h for h in lm.hands if _centre_in(h.points, own)]),
+                    memory, seat, t)
         lm.cpu["hands_zone"] = zl.cpu.get(Model.HANDS.value, 0.0) + time.process_time() - c0
     return lm
+
+
+def _read_blobs(zone_hands: SeatLandmarker, zc: Crop, blobs: list, player: tuple[float, float],
+                memory: RegionMemory | None, seat: int, t: float) -> list:
+    """The hands the landmark model finds in the skin blobs' boxes (crop px),
+    each box recalled from `memory` where its pixels are unchanged."""
+    if memory is None:
+        return zone_hands.read_regions(zc, blobs, player)
+    out = []
+    for box in blobs:
+        found = memory.recall(seat, "blob", t, zc.box, zc.image, box)
+        if found is None:
+            found = zone_hands.read_regions(zc, [box], player)
+            memory.keep(seat, "blob", t, zc.box, zc.image, box, found)
+        out += found
+    return out
+
+
+def _reread(zone_hands: SeatLandmarker, zc: Crop, hands: list, memory: RegionMemory | None,
+            seat: int, t: float) -> None:
+    """Second readings of `hands` (vision.hands.zone_read), recalled from
+    `memory` where the hand's box is unchanged."""
+    if memory is None:
+        zone_hands.reread(zc, hands)
+        return
+    for h in hands:
+        x0, y0, x1, y1 = h.box
+        (cx0, cy0), (cx1, cy1) = zc.to_crop(np.array([[x0, y0], [x1, y1]]))
+        box = (float(cx0), float(cy0), float(cx1), float(cy1))
+        readings = memory.recall(seat, "reread", t, zc.box, zc.image, box)
+        if readings is None:
+            zone_hands.reread(zc, [h])
+            memory.keep(seat, "reread", t, zc.box, zc.image, box, h.readings)
+        else:
+            h.readings = readings
 
 
 # A skin blob is read as a hand when its centre lies in the seat's table zone

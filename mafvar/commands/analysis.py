@@ -154,6 +154,9 @@ def _bench(args) -> int:
               f"{doc['frames_analysed'] / ext / max(1, args.workers):.1f} per core")
         print(f"still seats carried from their last analysed frame: {doc['seat_frames_carried']} of "
               f"{doc['seat_frames']} seat crops")
+        read, recalled = (doc["model_calls"].get(k, 0) for k in ("zone_boxes_read", "zone_boxes_recalled"))
+        if read + recalled:
+            print(f"table-zone boxes recalled with their pixels unchanged: {recalled} of {read + recalled}")
     for k, v in doc["stages"].items():
         model = k[4:] if k.startswith("cpu:") else None
         n = doc["model_calls"].get(model) if model else None

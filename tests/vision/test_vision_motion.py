@@ -1,12 +1,14 @@
 """Frame differencing: still seats carry their last analysed result."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 from conftest import ffmpeg
 
 from vision.calibration import Calibration, CameraCalibration, SeatRegion
 from vision.landmarks import Model, SeatLandmarks
-from vision.motion import MotionGate, thumbnail, watch_box
+from vision.motion import MotionGate, RegionMemory, thumbnail, watch_box
 from vision.schedule import Schedule, ScheduleRange, extract
 from vision.store import ObservationStore
 
@@ -97,3 +99,83 @@ def test_extract_carries_still_seats_only(tmp_path):
         for _, _, t, m, _, _ in a.landmark_rows(seat=1):
             rows.setdefault(t, set()).add(m)
         assert len(rows) == 15 and all(r == rows[0.0] for r in rows.values())
+
+
+# --- the zone pass's box readings (RegionMemory) ------------------------------
+
+ZBOX = (40.0, 60.0, 80.0, 100.0)
+CROP_BOX = (300, 400, 556, 600)
+
+
+def test_a_box_read_before_is_recalled_while_its_pixels_stay_still():
+    mem, img = RegionMemory(), _frame()
+    assert mem.recall(3, "blob", 1.0, CROP_BOX, img, ZBOX) is None
+    value = [np.arange(4.0)]
+    mem.keep(3, "blob", 1.0, CROP_BOX, img, ZBOX, value)
+    noisy = np.clip(img.astype(int) + np.random.default_rng(2).integers(-3, 4, img.shape), 0, 255).astype(np.uint8)
+    shifted = (ZBOX[0] + 2, ZBOX[1] + 1, ZBOX[2] + 2, ZBOX[3] + 1)    # the blob's box jitters by a pixel or two
+    got = mem.recall(3, "blob", 1.2, CROP_BOX, noisy, shifted)
+    assert got is not None and np.array_equal(got[0], value[0])
+    got[0][0] = 99.0                      # a recalled value is a copy: the kept one is not changed
+    assert np.array_equal(mem.recall(3, "blob", 1.4, CROP_BOX, img, ZBOX)[0], np.arange(4.0))
+    assert (mem.read, mem.recalled) == (1, 2)
+
+
+def test_a_box_whose_pixels_changed_is_read_again():
+    mem, img = RegionMemory(), _frame()
+    mem.keep(3, "blob", 1.0, CROP_BOX, img, ZBOX, [])
+    fist = img.copy()
+    fist[70:90, 50:70] = 250              # a thumb-up landed in the box
+    assert mem.recall(3, "blob", 1.2, CROP_BOX, fist, ZBOX) is None
+    far = (ZBOX[0] + 20, ZBOX[1], ZBOX[2] + 20, ZBOX[3])                # another blob beside it
+    assert mem.recall(3, "blob", 1.2, CROP_BOX, img, far) is None
+
+
+def test_no_recall_across_a_gap_another_seat_kind_or_crop_and_drift_is_seen():
+    mem, img = RegionMemory(max_gap=2.0), _frame()
+    mem.keep(3, "blob", 1.0, CROP_BOX, img, ZBOX, [])
+    assert mem.recall(3, "blob", 3.5, CROP_BOX, img, ZBOX) is None     # 2.5 s later
+    mem.keep(3, "blob", 3.5, CROP_BOX, img, ZBOX, [])
+    assert mem.recall(4, "blob", 3.7, CROP_BOX, img, ZBOX) is None
+    assert mem.recall(3, "reread", 3.7, CROP_BOX, img, ZBOX) is None
+    assert mem.recall(3, "blob", 3.7, (0, 0, 256, 200), img, ZBOX) is None
+    # compared with the pixels it was read in, not the last recalled ones
+    drift, recalled = img, 0
+    for k in range(1, 6):
+        drift = np.clip(drift.astype(int) + 3, 0, 255).astype(np.uint8)
+        recalled += mem.recall(3, "blob", 3.5 + 0.2 * k, CROP_BOX, drift, ZBOX) is not None
+    assert recalled == 2
+
+
+def test_the_zone_pass_recalls_an_unchanged_frame_and_finds_the_same_hands():
+    """The extraction's seat path on a vote frame of the committed sample, the
+    same frame twice with a memory: the second pass reads no box and gives
+    the hands of the first, and of a pass without a memory."""
+    import json
+
+    from vision.calibration import load_calibration
+    from vision.landmarks import SeatLandmarker
+    from vision.schedule import ZONE_MAX_HANDS, seat_landmarks
+    from vision.video import open_video
+
+    sample_game = Path(__file__).resolve().parents[2] / "sample_videos" / "demo"
+    truth = json.loads((sample_game / "truth.json").read_text())
+    fists = [s for s in truth["seat_states"] if s["state"] == "vote_fist"]
+    seat_t = [(s["seat"], round((s["t0"] + s["t1"]) / 2, 2)) for s in fists[:6]]
+    seats = load_calibration(sample_game / "calibration.json").camera("cam1").seats
+    video = open_video(str(sample_game / "video.mp4"))
+    mem = RegionMemory()
+    with SeatLandmarker(tracking=False, models=()) as seat_lm, \
+            SeatLandmarker(tracking=False, models=(Model.HANDS,), max_hands=ZONE_MAX_HANDS) as zone:
+        for seat, t in seat_t:
+            image = next(iter(video.read_at([t]))).image
+            first = seat_landmarks(image, t, seat, seats[seat], seat_lm, zone, only=[], gate=False, memory=mem)
+            read = mem.read
+            again = seat_landmarks(image, t + 0.2, seat, seats[seat], seat_lm, zone, only=[], gate=False,
+                                   memory=mem)
+            assert mem.read == read                  # nothing read the second time
+            assert len(first.hands) == len(again.hands)
+            for ha, hb in zip(first.hands, again.hands):
+                assert np.allclose(ha.points[:, :2], hb.points[:, :2], atol=1.0)
+                assert len(ha.readings) == len(hb.readings)
+    assert mem.read > 0 and mem.recalled >= mem.read
