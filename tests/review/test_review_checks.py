@@ -102,6 +102,16 @@ def test_shot_at_another_number_than_recorded():
     assert [(i.seats, i.details["seen_targets"]) for i in inc] == [((4,), [7])]
 
 
+def test_two_frames_of_curled_fingers_in_a_held_hand_are_no_shot():
+    # seat 4 holds its fingers up through the calls; two frames at call 7 read
+    # curled (0.17 s at 6 fps): not a flex, so no mismatch and no early gesture
+    held = [Track(4, "hand_raised", 27.0, 34.0, 0.9, "2"), Track(4, "shot", 30.2, 30.37, 0.7)]
+    assert [i for i in check(held) if i.type.value == "shot_mismatch"] == []
+    # three frames (0.33 s) are a flex
+    flexed = [held[0], Track(4, "shot", 30.2, 30.53, 0.7)]
+    assert [i.seats for i in check(flexed) if i.type.value == "shot_mismatch"] == [(4,)]
+
+
 def test_vote_flags_and_the_miscount_with_impact():
     fists = {1: [Placement(1, 61.2, 64.0)], 2: [Placement(2, 60.3, 64.0)],   # 2 placed early
              3: [Placement(3, 61.2, 62.0)],                                 # 3 lifted early
