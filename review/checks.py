@@ -75,14 +75,16 @@ def _make(ctx: CheckContext, type_: IncidentType, seats, t0, t1, phase: Interval
 # mean confidence and its length in seconds. A missed foul is a judge's call
 # to make; a false one wastes the 15 minutes of an appeal.
 # A shot (raised fingers curling) must be seen for 0.3 s, three frames of the
-# shooting's 6 fps: every shot track has the same confidence
-# (vision.seat_states.SHOT_CONF), so only its length tells a flex from the
-# landmarks of a held hand misread for a frame or two. Measured: fresh seed
-# 3805's seat 6 (mafia) held two fingers up from 91.5 to 100.7 s, two frames
-# at 95.7 s read curled, and a shot mismatch was raised (seen at call 6,
-# recorded 2); over the six games analysed this session (the sample, the
-# full-length game, seeds 3801, 3803-3805) that was the only shot track, so
-# no true flex is lost.
+# shooting's 6 fps. Every shot track has the same confidence
+# (vision.seat_states.SHOT_CONF), so its length is the only evidence of its
+# strength, and a shot at another number than recorded claims the night's
+# kill was wrong. Measured: fresh seed 3805's seat 6 (mafia) held two fingers
+# up from 91.5 to 100.7 s, two frames at 95.7 s read curled, and a shot
+# mismatch was raised (seen at call 6, recorded 2). A real flex lasts about
+# half a second (docs/acting.md: `curl_time`), so a two-frame one is lost too;
+# none is lost measured: over the six games analysed in session 43 (the
+# sample, the full-length game, seeds 3801, 3803-3805; 36 true shots) that
+# was the only shot track at all (the flex is not seen yet).
 MIN_EVIDENCE: dict[Observed, tuple[float, float]] = {
     S.MASK_LIFTED: (0.5, 0.5), S.MASK_OFF: (0.7, 0.5), S.HAND_AT_MASK: (0.6, 0.5),
     S.HEAD_UP: (0.7, 1.5), S.STANDING: (0.85, 1.0), S.TOUCH: (0.6, 0.3),
