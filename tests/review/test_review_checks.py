@@ -61,6 +61,10 @@ def test_a_mask_seen_on_at_the_deadline_and_lifted_right_after_is_not_late_maski
     lifted = [Track(2, "mask_off", 15.0, 21.3, 0.9), Track(2, "mask_on", 21.5, 23.0, 0.95),
               Track(2, "mask_lifted", 23.2, 26.0, 0.9), Track(2, "mask_on", 26.2, 49.0, 0.95)]
     assert [i for i in check(lifted) if i.type.value == "mask_late"] == []
+    # the deadline between two frames: on at the last frame before it (0.12 s), lifted at the next
+    between = [Track(2, "mask_off", 15.0, 21.3, 0.9), Track(2, "mask_on", 21.5, 22.88, 0.95),
+               Track(2, "mask_lifted", 23.08, 26.0, 0.9), Track(2, "mask_on", 26.2, 49.0, 0.95)]
+    assert [i for i in check(between) if i.type.value == "mask_late"] == []
     # the same lift with the mask never seen on at the deadline is late masking
     never = [Track(2, "mask_off", 15.0, 22.6, 0.9), Track(2, "mask_lifted", 23.2, 26.0, 0.9),
              Track(2, "mask_on", 26.2, 49.0, 0.95)]
