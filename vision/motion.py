@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field, replace
+from typing import Callable, TypeVar
 
 import cv2
 import numpy as np
 
-from vision.calibration import Box, SeatRegion
+from vision.calibration import Box, SeatRegion, box_iou
 from vision.crops import expand, seat_box, union
 
 THUMB_LONG_SIDE = 48
@@ -93,6 +94,7 @@ class MotionGate:
 # (a skin blob's box moves by a pixel or two with the skin mask's noise).
 RECALL_MIN_IOU = 0.7
 PATCH_SIDE = 16
+V = TypeVar("V")
 
 
 def patch(image: np.ndarray, box) -> np.ndarray | None:
@@ -105,13 +107,6 @@ def patch(image: np.ndarray, box) -> np.ndarray | None:
         return None
     part = np.ascontiguousarray(image[y0:y1, x0:x1, 1])
     return cv2.resize(part, (PATCH_SIDE, PATCH_SIDE), interpolation=cv2.INTER_AREA).astype(np.int16)
-
-
-def _iou(a, b) -> float:
-    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    union_ = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - ix * iy
-    return ix * iy / union_ if union_ > 0 else 0.0
 
 
 @dataclass
@@ -149,7 +144,7 @@ class RegionMemory:
         kept = [r for r in self._kept.get(key, []) if 0 <= t - r.t <= self.max_gap]
         self._kept[key] = kept
         for r in kept:
-            if r.crop_box != tuple(crop_box) or _iou(r.box, box) < self.min_iou:
+            if r.crop_box != tuple(crop_box) or box_iou(r.box, box) < self.min_iou:
                 continue
             now = patch(image, r.box)
             if now is not None and int(np.abs(now - r.patch).max()) <= self.max_diff:
@@ -163,6 +158,14 @@ class RegionMemory:
         if p is not None:
             self._kept.setdefault((seat, kind), []).append(
                 _Reading(t, tuple(crop_box), tuple(box), p, copy.deepcopy(value)))
+
+    def through(self, seat: int, kind: str, t: float, crop_box, image: np.ndarray, box, read: Callable[[], V]) -> V:
+        """The value recalled for `box`, else `read()`, kept for the frames after."""
+        value = self.recall(seat, kind, t, crop_box, image, box)
+        if value is None:
+            value = read()
+            self.keep(seat, kind, t, crop_box, image, box, value)
+        return value
 
 
 __all__ = ["MotionGate", "RegionMemory", "patch", "thumbnail", "watch_box", "STILL_MAX_DIFF", "CARRY_MAX_GAP"]

@@ -483,14 +483,8 @@ def _read_blobs(zone_hands: SeatLandmarker, zc: Crop, blobs: list, player: tuple
     each box recalled from `memory` where its pixels are unchanged."""
     if memory is None:
         return zone_hands.read_regions(zc, blobs, player)
-    out = []
-    for box in blobs:
-        found = memory.recall(seat, "blob", t, zc.box, zc.image, box)
-        if found is None:
-            found = zone_hands.read_regions(zc, [box], player)
-            memory.keep(seat, "blob", t, zc.box, zc.image, box, found)
-        out += found
-    return out
+    return [h for box in blobs for h in memory.through(seat, "blob", t, zc.box, zc.image, box,
+                                                      lambda: zone_hands.read_regions(zc, [box], player))]
 
 
 def _reread(zone_hands: SeatLandmarker, zc: Crop, hands: list, memory: RegionMemory | None,
@@ -500,16 +494,15 @@ def _reread(zone_hands: SeatLandmarker, zc: Crop, hands: list, memory: RegionMem
     if memory is None:
         zone_hands.reread(zc, hands)
         return
+
+    def read(h) -> list:
+        zone_hands.reread(zc, [h])
+        return h.readings
+
     for h in hands:
-        x0, y0, x1, y1 = h.box
-        (cx0, cy0), (cx1, cy1) = zc.to_crop(np.array([[x0, y0], [x1, y1]]))
-        box = (float(cx0), float(cy0), float(cx1), float(cy1))
-        readings = memory.recall(seat, "reread", t, zc.box, zc.image, box)
-        if readings is None:
-            zone_hands.reread(zc, [h])
-            memory.keep(seat, "reread", t, zc.box, zc.image, box, h.readings)
-        else:
-            h.readings = readings
+        (x0, y0), (x1, y1) = zc.to_crop(np.reshape(h.box, (2, 2)))
+        box = (float(x0), float(y0), float(x1), float(y1))
+        h.readings = memory.through(seat, "reread", t, zc.box, zc.image, box, lambda: read(h))
 
 
 # A skin blob is read as a hand when its centre lies in the seat's table zone

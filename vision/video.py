@@ -229,7 +229,8 @@ MIN_RECORDING_S = 1.0
 # One decoding thread per FFmpeg process: the analysis already runs one worker
 # (and its one decoder) per core, so FFmpeg's default of a frame thread per core
 # only adds frame buffers and competes with the models (measured on the
-# full-length game's video: 94 -> 81 MB per decoder, the same CPU or less).
+# full-length game's video, 20 s at 5 fps in a scratch run: 94 -> 81 MB per
+# decoder, the same CPU or less).
 DECODE_THREADS = ("-threads", "1", "-filter_threads", "1")
 
 
