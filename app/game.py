@@ -117,6 +117,15 @@ def read_record_fit(ws: GameWorkspace) -> dict[str, Any] | None:
     return doc if isinstance(doc, dict) and doc.get("format") == FORMAT else None
 
 
+def read_stakes(ws: GameWorkspace) -> list[dict[str, Any]]:
+    """The voting passes with cells the picture could not judge (analysis/stakes.json,
+    review.stakes), those whose unread seats could have changed who left first."""
+    from review.stakes import load_stakes
+    # a vote whose record contradicts the picture first: its counts or its lists are wrong
+    return sorted(load_stakes(ws.analysis_dir),
+                  key=lambda p: (not p.get("decides"), p.get("record_fits") is not False, p.get("t0") or 0.0))
+
+
 def read_analysis_warnings(ws: GameWorkspace, record_fit: dict[str, Any] | None = None) -> list[str]:
     """What the last analysis warned of on the terminal (analysis/stats.json), less what
     the page shows already: the record fit's message and the calibration's lines."""

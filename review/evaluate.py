@@ -22,6 +22,7 @@ from pathlib import Path
 from .fouls import FOUL_OF, IncidentType
 from .incidents import load_incidents
 from .recount_file import load_recount
+from .stakes import load_stakes
 from .view import Abstention, foul_windows, seat_intervals
 from .workspace import GameWorkspace, WorkspaceError
 
@@ -234,6 +235,8 @@ def evaluate(game_dir: str | Path) -> dict:
             "recount_verified": round(sc.verified_share, 4), "recount_cells_verified": sc.verified,
             "recount_accuracy_verified": round(sc.accuracy_verified, 4),
             "miscounts_unverified": miscounts_unverified(mis_truth, incidents, list(rec_file.calls), cells),
+            # additive (session 44): not found, but their vote named as one its unread seats could decide
+            "miscounts_at_stake": miscounts_at_stake(mis_truth, incidents, load_stakes(ws.analysis_dir)),
             "false_incidents": sum(s.fp for t, s in per_type.items() if t != "protocol_audit"),
             "video_hours": round(video_s / 3600.0, 4),
             "abstentions": seat_intervals(abstained)}
@@ -244,6 +247,15 @@ def miscounts_unverified(mis_truth: list[dict], incidents, recount_calls, cells:
     (the judge is told to look there: an honest answer, not a miss)."""
     return sum(not any(i.type.value == "miscount" and _matches(i, v) for i in incidents)
                and _cell_open(v, recount_calls, cells) for v in mis_truth)
+
+
+def miscounts_at_stake(mis_truth: list[dict], incidents, stakes: Sequence[dict]) -> int:
+    """Injected miscounts not found whose vote the analysis named as one that seats it
+    could not judge could have decided (review.stakes): the judge is sent to that vote."""
+    return sum(not any(i.type.value == "miscount" and _matches(i, v) for i in incidents)
+               and any(s.get("decides") and s.get("t0") is not None and s.get("t1") is not None
+                       and s["t0"] - CALL_TOLERANCE <= v["t0"] <= s["t1"] + CALL_TOLERANCE for s in stakes)
+               for v in mis_truth)
 
 
 def _cell_open(v: dict, recount_calls, cells: Sequence[dict] = ()) -> bool:
@@ -410,7 +422,8 @@ def format_eval(res: dict) -> str:
              f"accuracy on them {res['recount_accuracy_verified']:.2%}",
              f"miscounts found: {res['miscounts_found']}/{res['miscounts_injected']} "
              f"(right impact: {res['miscounts_right_impact']}; not found but left unverified: "
-             f"{res['miscounts_unverified']})",
+             f"{res['miscounts_unverified']}; not found but their vote named at stake: "
+             f"{res.get('miscounts_at_stake', 0)})",
              f"false incidents: {res['false_incidents']} in {res['video_hours'] * 60:.1f} min of video; "
              f"seat-intervals not judged: {res['abstentions']}",
              f"{'type':<16} {'tp':>4} {'fp':>4} {'fn':>4} {'precision':>10} {'recall':>8}"]

@@ -56,22 +56,34 @@ def _describe(state) -> tuple[tuple[int, ...], str, str | None]:
     return left, phrase, state.result
 
 
-def pass_impact(protocol: Protocol, pass_calls: list[CallRecount]) -> PassImpact:
-    """Impact of replacing one pass's announced counts with the recount."""
+def outcome_with(protocol: Protocol, pass_calls: list[CallRecount], counts: dict[str, int],
+                 voters: dict[str, list[int]]) -> tuple[str, str | None]:
+    """The outcome (a phrase, the fixed result) of one voting pass replayed with
+    these counts and voters per call key in place of the announced ones; the
+    protocol is cut just after the pass (later events are ignored)."""
     doc = protocol.to_dict()
     last_event = max(c.event for c in pass_calls if c.event is not None)
-    events = doc["events"][: last_event + 1]
-    corrected = [dict(e) for e in events]
+    events = [dict(e) for e in doc["events"][: last_event + 1]]
     for c in pass_calls:
-        if c.event is None:
+        if c.event is None or c.key not in counts:
             continue
-        ev = corrected[c.event]
-        ev["announced"] = c.recount
-        ev["voters"] = sorted(v.seat for v in c.voters if v.counted and v.reason != "default")
-    played_state = replay(Protocol.from_dict({**doc, "events": events})).final
-    fixed_state = replay(Protocol.from_dict({**doc, "events": corrected})).final
-    left_a, phrase_a, result_a = _describe(played_state)
-    left_b, phrase_b, result_b = _describe(fixed_state)
+        events[c.event]["announced"] = counts[c.key]
+        events[c.event]["voters"] = sorted(voters.get(c.key, ()))
+    _, phrase, result = _describe(replay(Protocol.from_dict({**doc, "events": events})).final)
+    return phrase, result
+
+
+def as_played(protocol: Protocol, pass_calls: list[CallRecount]) -> tuple[str, str | None]:
+    """The pass's outcome with the judge's announced counts."""
+    return outcome_with(protocol, pass_calls, {}, {})
+
+
+def pass_impact(protocol: Protocol, pass_calls: list[CallRecount]) -> PassImpact:
+    """Impact of replacing one pass's announced counts with the recount."""
+    phrase_a, result_a = as_played(protocol, pass_calls)
+    phrase_b, result_b = outcome_with(
+        protocol, pass_calls, {c.key: c.recount for c in pass_calls},
+        {c.key: [v.seat for v in c.voters if v.counted and v.reason != "default"] for c in pass_calls})
     changes_exit = phrase_a != phrase_b
     changes_result = result_a != result_b
     if not changes_exit:

@@ -37,6 +37,7 @@ from .incidents import save_incidents
 from .plan import coarse_schedule, plan_schedule, schedule_seconds
 from .progress import UNIT_COSTS, ProgressReport, RunProgress
 from .record_fit import FILE as RECORD_FIT_FILE, RecordFit, measure_fit
+from .stakes import STAKES_FILE, pass_stakes, stakes_json
 from .recount import (NOT_IN_VIDEO, NOT_PLACED, RECORD_NOT_FIT, CallRecount, Placement, calls_outside, recount,
                       with_open_calls)
 from .venues import ModelChoice, VenueError, choose, of_game, read_json
@@ -69,6 +70,7 @@ class Stats:
     needs_anchor: list[dict] = field(default_factory=list)  # alignment.needs_anchor
     abstentions: list[dict] = field(default_factory=list)   # review.view, as JSON
     record_fit: dict | None = None                           # review.record_fit summary
+    stakes: list[dict] = field(default_factory=list)         # review.stakes, passes whose unread seats could decide
 
     def to_json(self) -> dict:
         wall_s = sum(self.wall.values())
@@ -88,7 +90,10 @@ class Stats:
                 "appearance_model": self.appearance_model,
                 "needs_anchor": self.needs_anchor,
                 "seat_intervals_abstained": len({(a["seat"], a["key"]) for a in self.abstentions}),
-                "abstentions": self.abstentions, "record_fit": self.record_fit}
+                "abstentions": self.abstentions, "record_fit": self.record_fit,
+                # additive (session 44): the votes whose unread seats could have changed who left
+                "counts_at_stake": [{k: s[k] for k in ("phase_key", "seats", "text")}
+                                    for s in self.stakes if s["decides"]]}
 
 
 def _fingerprint(*parts) -> str:
@@ -579,6 +584,11 @@ def _after_align(game: Game, tracks, frames, alignment, marks, has_times: bool, 
     stats.wall["checks"] = time.perf_counter() - t0
     stats.abstentions = [a.to_json() for a in unseen]
     abstained = tuple(stats.abstentions)
+    # the votes whose open cells could have decided who left (review.stakes)
+    stakes = pass_stakes(game.protocol, recounts, game.replay.profile.default_votes == "last_candidate",
+                         {iv.key: iv.label for iv in alignment.intervals})
+    write_json_atomic(ws.analysis_dir / STAKES_FILE, stakes_json(stakes))
+    stats.stakes = [s.to_json() for s in stakes]
 
     save_incidents(ws.incidents_path, incidents, game=_game_meta(game, stats.record_fit), abstentions=abstained)
     ws.mark_done("checks", {"incidents": len(incidents)})

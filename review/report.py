@@ -18,6 +18,7 @@ from typing import Any, Callable, Mapping
 from review.atomic_write import write_json_atomic, write_text_atomic
 from review.incidents import EvidenceKind, IncidentFormatError, load_incidents, sort_by_priority
 from review.recount_file import RecountFormatError, load_recount
+from review.stakes import load_stakes
 from review.store import ReviewStore, ReviewStoreError
 from review.workspace import GameWorkspace, WorkspaceError
 
@@ -108,6 +109,10 @@ def build_report(ws: GameWorkspace) -> dict[str, Any]:
             row["decision_history"] = chain
             incident_rows.append(row)
 
+    stakes = load_stakes(ws.analysis_dir)
+    summary = _summary(incident_rows, recount, decisions, appeals, abstained)
+    if recount is not None:
+        summary["counts_at_stake"] = sum(1 for p in stakes if p.get("decides"))
     return {
         "format": REPORT_FORMAT,
         "version": REPORT_VERSION,
@@ -116,11 +121,13 @@ def build_report(ws: GameWorkspace) -> dict[str, Any]:
         "game": game,
         "inputs": inputs,
         "problems": problems,
-        "summary": _summary(incident_rows, recount, decisions, appeals, abstained),
+        "summary": summary,
         "incidents": incident_rows,
         # where a seat could not be judged (review.view); additive
         "abstentions": abstained,
         "recount": {"calls": [c.to_json() for c in recount.calls]} if recount else None,
+        # additive (session 44): votes with cells the picture could not judge, weighed (review.stakes)
+        "stakes": stakes,
         "decisions": decisions,
         "verifications": verifications,
         "appeals": appeals,
@@ -398,6 +405,12 @@ def _recount_section(report: Mapping[str, Any]) -> list[str]:
                 f"<td>{_e(', '.join(str(s) for s in call.get('defaults', [])) or '—')}</td>"
                 f"<td>{_e(_unverified_text(unverified)) or '—'}</td></tr>")
         out.append("</table>")
+    at_stake = [p for p in report.get("stakes") or [] if p.get("decides")]
+    if at_stake:
+        # the open cells that could have changed who left: where a judge looks by hand
+        out.append("<h3>Votes the picture could not settle</h3><ul>")
+        out.extend(f"<li>{_e(p.get('text', ''))}</li>" for p in at_stake)
+        out.append("</ul>")
     if report.get("verifications"):
         out.append("<h3>Side-judge verifications</h3><table><tr><th>Round</th><th>Pass</th>"
                    "<th>Candidate</th><th>Voter</th><th>Verdict</th><th>By</th><th>Note</th></tr>")

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import streamlit as st
 
-from app.game import GameLoadError, find_games, load_game, read_analysis_warnings, read_record_fit, roots_from_env
+from app.game import (GameLoadError, find_games, load_game, read_analysis_warnings, read_record_fit, read_stakes,
+                      roots_from_env)
 from app.ui import PAGE_FILES, current_game_dir, open_game
 from app.venue_choice import venue_picker
 from app.uploads import ProtocolKind, Upload, UploadRefused, create_workspace, size_limit
@@ -79,6 +80,21 @@ if path:
             warned = read_analysis_warnings(game.ws, fit)
             if warned:
                 st.warning("The last analysis warned:  \n" + "  \n".join(f"• {w}" for w in warned))
+            # votes the recount could not settle where it matters: where the record and the
+            # picture disagree first (its counts or its lists are wrong), then the rest
+            at_stake = [p for p in read_stakes(game.ws) if p.get("decides")]
+            clash = [p for p in at_stake if p.get("record_fits") is False]
+            rest = [p for p in at_stake if p.get("record_fits") is not False]
+            if clash:
+                st.warning(f"**The record and the picture disagree** in {len(clash)} vote(s) that seats the "
+                           "picture could not judge could have decided: look at those seats yourself.  \n"
+                           + "  \n".join(f"• {p['text']}" for p in clash))
+            if rest:
+                with st.expander(f"{len(rest)} {'other ' if clash else ''}vote(s) where seats the picture could "
+                                 "not judge could have changed who left (the record agrees with what it saw)"):
+                    st.markdown("\n".join(f"- {p['text']}" for p in rest))
+            if at_stake:
+                st.page_link(PAGE_FILES["votes"], label="Open the vote verification", icon=":material/how_to_vote:")
         checked = workspace_verdict(game.ws)
         if not checked.usable:
             st.error(("The analysis shown was made with an earlier calibration. " if state.analysed else "")

@@ -5,6 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from app.frames import FrameError, crop, read_frame, video_meta
+from app.game import read_stakes
 from review.store import ReviewerRole
 from app.incident_queue import clock
 from app.seat_regions import CalibrationError, regions_for
@@ -51,6 +52,10 @@ if ann != rec:
     st.warning(f"Outcome impact: by the announced counts {ann}; by the recount {rec}.")
 else:
     st.success(f"Outcome unchanged: {ann}.")
+# the seats the picture could not judge in this day's votes, and whether they could have decided it
+for stake in read_stakes(game.ws):
+    if stake.get("round") == round_:
+        (st.warning if stake.get("decides") else st.caption)(stake["text"])
 t_lo = min((c.t_call for c in calls if c.t_call is not None), default=None)
 t_hi = max((c.t_thanks for c in calls if c.t_thanks is not None), default=None)
 miscounts = [i for i in game.incidents if i.type is IncidentType.MISCOUNT and i.t0 is not None

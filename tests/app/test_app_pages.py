@@ -424,3 +424,34 @@ def test_calibration_page_renumbers_the_saved_seats(game):
     at.button(key="cal_saved_flip").click().run()
     flipped = json.loads((game / "calibration.json").read_text())["cameras"]["cam1"]["seats"]
     assert flipped["1"] == before["6"] and flipped["2"] == before["5"] and flipped["10"] == before["7"]
+
+
+def test_votes_the_unread_seats_could_have_decided_are_on_the_first_page_and_the_vote_page(game):
+    # analysis/stakes.json as review.stakes writes it: a vote whose record the picture
+    # contradicts, one an unread seat could have decided, one it could not
+    from review.recount_file import load_recount
+    from review.stakes import STAKES_FILE, STAKES_FORMAT, STAKES_VERSION
+    from review.workspace import ANALYSIS_STEPS, GameWorkspace
+    ws = GameWorkspace(game)
+    for step in ANALYSIS_STEPS:
+        ws.mark_done(step, {})
+    rnd = load_recount(ws.recount_path).calls[0].round
+    clash = ("day 1, vote: seat 3 cannot be judged here (unread). The record lists seat 3 for 5, which with what "
+             "the picture shows does not give its announced counts: its counts or its lists are wrong.")
+    decides = "day 1, revote: seat 6 cannot be judged here (unread). If seat 6 voted for 5: seat 5 voted out."
+    either = "day 9, vote: seat 4 cannot be judged here (dark); however seat 4 voted, seat 2 voted out."
+    (ws.analysis_dir / STAKES_FILE).write_text(json.dumps({"format": STAKES_FORMAT, "version": STAKES_VERSION, "passes": [
+        {"round": rnd + 8, "t0": 9.0, "decides": False, "text": either},
+        {"round": rnd, "t0": 7.0, "decides": True, "record_fits": True, "text": decides},
+        {"round": rnd, "t0": 5.0, "decides": True, "record_fits": False, "text": clash}]}), encoding="utf-8")
+    at = app_on("games", game)
+    no_exceptions(at)
+    shown = "\n".join(str(w.value) for w in at.warning)
+    assert "The record and the picture disagree** in 1 vote(s)" in shown and clash in shown
+    assert decides not in shown and either not in texts(at)
+    [box] = [e for e in at.expander if "1 other vote(s) where seats the picture could not judge" in e.label]
+    assert decides in texts(box)
+    at = app_on("votes", game)
+    no_exceptions(at)
+    warned = [str(w.value) for w in at.warning]
+    assert warned.index(clash) < warned.index(decides)

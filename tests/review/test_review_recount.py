@@ -232,3 +232,86 @@ def test_calls_the_recording_does_not_hold_are_open_not_counted_as_no_votes():
                        details={k: (v - 61.0 if k in ("window_open", "window_close") and v is not None else v)
                                 for k, v in iv.details.items()}) for iv in tl]
     assert [k.rsplit(".", 1)[1] for k in calls_outside(shifted, 200.0)] == ["c5"]
+
+
+def weighed(announced5: int, announced7: int, voters5, unread: int):
+    """The stakes of day 2's pass with `voters5` seen voting for 5 and `unread`'s cells open."""
+    from review.stakes import pass_stakes
+    p = protocol(announced5, announced7)
+    rep = replay(p)
+    tl = build_timeline(p, rep)
+    keys = [iv.key for iv in tl if iv.kind.value == "vote_call"]
+    rc = recount(tl, {s: [fist(s, 61.3)] for s in voters5}, rep.profile,
+                 {k: {unread: ("unread",)} for k in keys})
+    assert all(unread in c.unverified for c in rc)
+    return pass_stakes(p, rc, default_last=True, labels={k: "day 2, vote on x" for k in keys})
+
+
+def test_an_unread_seat_that_could_have_changed_who_left_is_named_with_the_readings():
+    # Seen: 1-4 for 5 (4), and 5, 7, 8, 9 default to 7 (4); seat 6 unread. The judge
+    # announced 5 and 4 (seat 6 for 5): 5 left. Had seat 6 voted for 7, or not at all, 7 would have.
+    [st] = weighed(5, 4, (1, 2, 3, 4), unread=6)
+    assert st.decides and st.weighed and st.seats == (6,)
+    assert "5 voted out" in st.as_played
+    assert [(o, r) for o, r in st.alternatives] == [("seat 7 voted out", {6: 7})]
+    assert st.fit_announced == ({6: 5},)
+    text = st.sentence()
+    assert text.startswith("day 2, vote: seat 6 cannot be judged here (unread)")
+    assert "only if seat 6 voted for 5" in text and "If seat 6 voted for 7: seat 7 voted out" in text
+
+
+def test_an_unread_seat_that_could_not_have_changed_the_outcome_is_said_so():
+    # Seen: 1, 2, 3, 4, 6 for 5 (5), at most 4 for 7 whatever seat 8 did: 5 leaves either way.
+    [st] = weighed(5, 4, (1, 2, 3, 4, 6), unread=8)
+    assert not st.decides and st.alternatives == ()
+    assert st.fit_announced == ({8: 7}, {8: None})
+    assert "however seat 8 voted, seat 5 voted out" in st.sentence()
+
+
+def test_announced_counts_no_reading_gives_are_said_so():
+    # 6 and 6 announced with nine players: no way one unread seat closes the gap.
+    [st] = weighed(6, 6, (1, 2, 3, 4), unread=6)
+    assert st.fit_announced == () and "No way they could have voted gives the announced counts" in st.sentence()
+
+
+def test_a_record_whose_voter_lists_cannot_give_its_counts_is_said_so():
+    # The record: 1, 2, 3, 6 for 5 (4), the other five by default for 7 (5). The picture:
+    # 1, 2, 3, 4 for 5, seat 6 unread. Seat 6 for 5, as listed, would make 5 votes for 5:
+    # the record's counts or its lists are wrong (it missed seat 4), whatever seat 6 did.
+    from review.stakes import pass_stakes
+    doc = protocol(4, 5).to_dict()
+    for e in doc["events"]:
+        if e["type"] == "vote":
+            e["voters"] = [1, 2, 3, 6] if e["candidate"] == 5 else []
+    p = Protocol.from_dict(doc)
+    rep = replay(p)
+    tl = build_timeline(p, rep)
+    keys = [iv.key for iv in tl if iv.kind.value == "vote_call"]
+    rc = recount(tl, {s: [fist(s, 61.3)] for s in (1, 2, 3, 4)}, rep.profile, {k: {6: ("unread",)} for k in keys})
+    [st] = pass_stakes(p, rc, default_last=True)
+    assert st.record_says == {6: 5} and st.record_fits is False
+    assert st.fit_announced == ({6: 7}, {6: None})
+    assert st.seen_otherwise == ((4, 5, None),)
+    # as listed, seat 6 makes 5 votes for 5 against 4 for 7: seat 5 out, not seat 7
+    assert "7 voted out" in st.as_played and st.with_record == "seat 5 voted out"
+    assert "With seat 6 as the record lists it and every other seat as the picture shows: seat 5 voted out." in st.sentence()
+    assert "its counts or its lists are wrong" in st.sentence()
+    assert "The picture shows seat 4 voting for 5; the record lists it for no candidate." in st.sentence()
+
+
+def test_a_fist_for_the_last_candidate_the_record_counts_as_a_default_is_no_contradiction():
+    # The record lists 1-4 for 5 and nobody for 7 (the rest by default); the picture
+    # shows seat 9's fist for 7 too: the same vote either way. Seat 6 unread.
+    from review.stakes import pass_stakes
+    doc = protocol(4, 5).to_dict()
+    for e in doc["events"]:
+        if e["type"] == "vote":
+            e["voters"] = [1, 2, 3, 4] if e["candidate"] == 5 else []
+    p = Protocol.from_dict(doc)
+    rep = replay(p)
+    tl = build_timeline(p, rep)
+    keys = [iv.key for iv in tl if iv.kind.value == "vote_call"]
+    placed = {s: [fist(s, 61.3)] for s in (1, 2, 3, 4)} | {9: [fist(9, 65.3)]}
+    rc = recount(tl, placed, rep.profile, {k: {6: ("unread",)} for k in keys})
+    [st] = pass_stakes(p, rc, default_last=True)
+    assert st.seen_otherwise == () and st.record_fits is True and "picture shows" not in st.sentence()

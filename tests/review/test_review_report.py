@@ -161,3 +161,19 @@ def test_report_on_inputs_past_the_limits_names_the_problem(tmp_path):
     paths = write_report(tmp_path)
     assert any("an integer of 100,000 digits" in p for p in paths.problems), paths.problems
     assert any("incidents.json: not readable JSON" in p for p in paths.problems), paths.problems
+
+
+def test_report_names_the_votes_unread_seats_could_have_decided(tmp_path):
+    from review.stakes import STAKES_FILE, STAKES_FORMAT, STAKES_VERSION
+    _game(tmp_path)
+    decides = f"day 3, vote: seat 6 cannot be judged here (unread). If seat 6 voted for 8: seat 8 voted out {EVIL}."
+    either = "day 3, revote: seat 2 cannot be judged here (dark); however seat 2 voted, seat 5 voted out."
+    (tmp_path / "analysis" / STAKES_FILE).write_text(json.dumps({
+        "format": STAKES_FORMAT, "version": STAKES_VERSION,
+        "passes": [{"round": 2, "decides": True, "text": decides}, {"round": 2, "decides": False, "text": either}]}))
+    paths = write_report(tmp_path)
+    page = paths.html.read_text()
+    assert "Votes the picture could not settle" in page
+    assert html_escaped(decides) in page and either not in page and "<script" not in page.lower()
+    twin = json.loads(paths.json.read_text())
+    assert twin["summary"]["counts_at_stake"] == 1 and [p["text"] for p in twin["stakes"]] == [decides, either]

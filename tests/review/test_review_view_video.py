@@ -72,3 +72,11 @@ def test_a_dark_or_covered_seat_is_not_judged_and_no_foul_names_it(covered, caps
     judged = sum(10 - len(c.unverified) for c in calls)
     assert judged >= 0.6 * 10 * len(calls)
     assert any(v.counted for c in calls for v in c.voters if v.seat not in (4, 9))
+    # the vote is weighed with its two unread seats: every way they could have voted replayed
+    from review.stakes import load_stakes
+    passes = load_stakes(covered / "analysis")
+    first = [p for p in passes if p["phase_key"] == "r0.vote.p0"]
+    assert len(first) == 1 and {4, 9} <= set(first[0]["seats"]) and first[0]["weighed"]
+    named = first[0]["text"].split(" cannot be judged here")[0]
+    assert named.startswith("day 1, vote: seats ") and {"4", "9"} <= set(named.split(": seats ")[1].split(", "))
+    assert [s["phase_key"] for s in stats["counts_at_stake"]] == [p["phase_key"] for p in passes if p["decides"]]
