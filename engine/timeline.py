@@ -253,6 +253,9 @@ class _Builder:
                          candidate=ev.candidate, pass_index=pass_index, eligible=list(eligible),
                          window_open=opens, window_close=closes, t_call_end=ev.t_call_end,
                          t_call2=ev.t_call2, t_thanks=ev.t_thanks, announced=ev.announced,
+                         # a record of ballots without counts (a platform's): the count its
+                         # ballots give, with the non-voters the profile adds
+                         record_count=call.derived if call is not None and ev.announced is None else None,
                          window_opens_rule=prof.vote_window_opens,
                          window_closes_rule=prof.vote_window_closes,
                          last_candidate=bool(call and call.default_count and call.defaults is not None),

@@ -365,6 +365,14 @@ def check_marks(tracks: Sequence[Track], roles: Mapping[int, str] | None) -> lis
 CHECK_LEAD = 0.3
 CHECK_TRAIL = 0.3
 
+# The marks each role's night call leaves. The deal night's wakes of the Don and the
+# Sheriff look and sound like a night's checks (the role's mask off alone for seconds,
+# the judge calling the role): expected like them, so those marks place the deal night
+# and not night 1 (measured: the full-length game's record imported from mafiaratings,
+# untimed, put night 1 on the deal night's wakes, every later night one round early).
+CHECK_MARK = MappingProxyType({Kind.DON_CHECK: "don_check", Kind.SHERIFF_CHECK: "sheriff_check",
+                               Kind.DON_WAKE: "don_check", Kind.SHERIFF_WAKE: "sheriff_check"})
+
 
 # ------------------------------------------------------------------ what the game expects
 
@@ -383,9 +391,9 @@ def expected_marks(intervals: Sequence[Interval]) -> list[Expected]:
             out.append(Expected("thanks", iv.key, iv.details.get("window_close"), iv.event or 0))
         elif iv.kind is Kind.SHOOTING_CALL:
             out.append(Expected("shooting_call", iv.key, iv.t0, iv.event or 0))
-        elif iv.kind in (Kind.DON_CHECK, Kind.SHERIFF_CHECK):
-            out.append(Expected(iv.kind.value, iv.key, iv.t0, iv.event or 0))
-            out.append(Expected(f"{iv.kind.value}_end", iv.key, iv.t1, iv.event or 0))
+        elif iv.kind in CHECK_MARK:
+            out.append(Expected(CHECK_MARK[iv.kind], iv.key, iv.t0, iv.event or 0))
+            out.append(Expected(f"{CHECK_MARK[iv.kind]}_end", iv.key, iv.t1, iv.event or 0))
     out.sort(key=lambda e: (e.order, 0 if e.kind in START_KINDS else 1))
     return out
 
@@ -583,8 +591,8 @@ def _expected_times(placements: Sequence[PlacedInterval]) -> dict[str, float]:
             pairs = [("vote_call", iv.t0), ("thanks", d.get("window_close", iv.t1))]
         elif iv.kind is Kind.SHOOTING_CALL:
             pairs = [("shooting_call", iv.t0)]
-        elif iv.kind in (Kind.DON_CHECK, Kind.SHERIFF_CHECK):
-            pairs = [(iv.kind.value, iv.t0), (f"{iv.kind.value}_end", iv.t1)]
+        elif iv.kind in CHECK_MARK:
+            pairs = [(CHECK_MARK[iv.kind], iv.t0), (f"{CHECK_MARK[iv.kind]}_end", iv.t1)]
         out.update({f"{k}:{iv.key}": t for k, t in pairs if t is not None})
     return out
 
@@ -847,7 +855,8 @@ def _match_around(expected: Sequence[Expected], marks: Sequence[Mark], pinned: M
 # the sample video, with day 1's ten speeches and four calls before it).
 LEAST_SECONDS = MappingProxyType({Kind.SPEECH: 1.0, Kind.VOTE_CALL: 1.5, Kind.RAISE_VOTE: 1.5,
                                   Kind.MASKING: 1.0, Kind.MAFIA_WAKE: 1.0, Kind.DON_CHECK: 1.0,
-                                  Kind.SHERIFF_CHECK: 1.0, Kind.SHOOTING_CALL: 0.3})
+                                  Kind.SHERIFF_CHECK: 1.0, Kind.DON_WAKE: 1.0, Kind.SHERIFF_WAKE: 1.0,
+                                  Kind.SHOOTING_CALL: 0.3})
 EARLIEST_SLACK = 1.0
 
 
@@ -916,8 +925,8 @@ def _place(intervals: Sequence[Interval], matched: Mapping[str, Mark], clock: Cl
                 if t0 is not None and t1 is not None:
                     t1 = a.t + (t1 - t0)
                 t0, how, conf = a.t, a.source, min(1.0, a.confidence)
-        elif iv.kind in (Kind.DON_CHECK, Kind.SHERIFF_CHECK):
-            a, b = matched.get(f"{iv.kind.value}:{iv.key}"), matched.get(f"{iv.kind.value}_end:{iv.key}")
+        elif iv.kind in CHECK_MARK:
+            a, b = matched.get(f"{CHECK_MARK[iv.kind]}:{iv.key}"), matched.get(f"{CHECK_MARK[iv.kind]}_end:{iv.key}")
             if a:
                 if t0 is not None and t1 is not None and not b:
                     t1 = a.t + (t1 - t0)

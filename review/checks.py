@@ -432,6 +432,8 @@ def vote_incidents(ctx: CheckContext) -> list[Incident]:
         out.append(_make(ctx, T.MISCOUNT, tuple(rc.candidate for rc in wrong), origin.t_call,
                          max(rc.window_close or rc.t_call or 0 for rc in wrong), iv, conf,
                          {"candidate": origin.candidate, "announced": origin.announced,
+                          # "ballots": the record gave no count; `announced` is what its ballots give
+                          "announced_from": origin.announced_from,
                           "recount": origin.recount, "voters_seen": seen,
                           "calls": [{"candidate": rc.candidate, "announced": rc.announced,
                                      "recount": rc.recount} for rc in group],

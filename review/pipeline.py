@@ -712,7 +712,7 @@ def write_recount(ws: GameWorkspace, recounts: Sequence[CallRecount]) -> None:
         calls.append(VoteCall(round=rc.round, pass_=rc.pass_index + 1, candidate=rc.candidate, t_call=rc.t_call,
                               t_thanks=rc.window_close, announced=rc.announced, recount=rc.recount,
                               voters=voters, defaults=tuple(rc.defaults),
-                              unverified=tuple(sorted(rc.unverified.items()))))
+                              unverified=tuple(sorted(rc.unverified.items())), announced_from=rc.announced_from))
     save_recount(ws.recount_path, calls)
 
 

@@ -81,6 +81,9 @@ class CallRecount:
     # seats whose cell in this call could not be judged (review.view): seat -> why.
     # `recount` counts the judged cells only; each unverified one may add a vote.
     unverified: dict[int, tuple[str, ...]] = field(default_factory=dict)
+    # "ballots" where the record gives no count and `announced` is the count its
+    # ballots give (a platform's record, engine.timeline `record_count`); else None
+    announced_from: str | None = None
 
     @property
     def recount_max(self) -> int:
@@ -151,6 +154,17 @@ UNVERIFIED = "unverified"
 def _blind_from(calls: list[Interval], unseen: Mapping[str, Mapping[int, tuple[str, ...]]], seat: int) -> int:
     """The index of the first call whose zone the seat could not be judged in (len(calls): none)."""
     return next((i for i, c in enumerate(calls) if seat in unseen.get(c.key, {})), len(calls))
+
+
+BALLOTS = "ballots"
+
+
+def announced_of(call: Interval) -> int | None:
+    """The judge's count of a call: announced, else the count the record's ballots
+    give (a platform record lists who voted for whom and no counts: its ballots are
+    the judge's reading of the vote, and the game went on by them)."""
+    announced = call.details.get("announced")
+    return announced if announced is not None else call.details.get("record_count")
 
 
 def recount_pass(calls: list[Interval], placements: Mapping[int, list[Placement]],
@@ -225,8 +239,10 @@ def recount_pass(calls: list[Interval], placements: Mapping[int, list[Placement]
             key=call.key, round=call.round, pass_index=call.details["pass_index"],
             candidate=call.details["candidate"], event=call.event, t_call=call.t0,
             window_open=call.details.get("window_open"), window_close=call.details.get("window_close"),
-            announced=call.details.get("announced"), recount=sum(1 for v in vs if v.counted),
-            voters=vs, defaults=defaults, eligible=eligible, unverified=unverified))
+            announced=announced_of(call), recount=sum(1 for v in vs if v.counted),
+            voters=vs, defaults=defaults, eligible=eligible, unverified=unverified,
+            announced_from=BALLOTS if call.details.get("announced") is None and announced_of(call) is not None
+            else None))
     return out
 
 

@@ -70,6 +70,9 @@ class VoteCall:
     # cells that could not be judged (review.view): (seat, why); `recount`
     # counts the judged cells only, each of these may add one. Absent in older files.
     unverified: tuple[tuple[int, tuple[str, ...]], ...] = ()
+    # "ballots": the record gives no count, `announced` is what its ballots give
+    # (a platform's record; additive, absent otherwise)
+    announced_from: str | None = None
 
     @property
     def unverified_seats(self) -> frozenset[int]:
@@ -82,11 +85,14 @@ class VoteCall:
                 and not self.recount <= self.announced <= self.recount + len(self.unverified))
 
     def to_json(self) -> dict[str, Any]:
-        return {"round": self.round, "pass": self.pass_, "kind": self.kind,
-                "candidate": self.candidate, "t_call": self.t_call, "t_thanks": self.t_thanks,
-                "announced": self.announced, "recount": self.recount,
-                "voters": [v.to_json() for v in self.voters], "defaults": list(self.defaults),
-                "unverified": [{"seat": s, "why": list(why)} for s, why in self.unverified]}
+        out = {"round": self.round, "pass": self.pass_, "kind": self.kind,
+               "candidate": self.candidate, "t_call": self.t_call, "t_thanks": self.t_thanks,
+               "announced": self.announced, "recount": self.recount,
+               "voters": [v.to_json() for v in self.voters], "defaults": list(self.defaults),
+               "unverified": [{"seat": s, "why": list(why)} for s, why in self.unverified]}
+        if self.announced_from is not None:
+            out["announced_from"] = self.announced_from
+        return out
 
     @classmethod
     def from_json(cls, obj: Mapping[str, Any]) -> "VoteCall":
@@ -98,7 +104,8 @@ class VoteCall:
                    defaults=tuple(int(s) for s in obj.get("defaults", ())),
                    kind=str(obj.get("kind", "candidate")),
                    unverified=tuple((int(u["seat"]), tuple(str(w) for w in u.get("why", ())))
-                                    for u in obj.get("unverified", ())))
+                                    for u in obj.get("unverified", ())),
+                   announced_from=None if obj.get("announced_from") is None else str(obj["announced_from"]))
 
 
 @dataclass(frozen=True)

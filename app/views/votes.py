@@ -46,6 +46,9 @@ st.markdown(f"**{day_label(round_)}** — rows: vote calls; columns: voter seats
 st.html(grid_html(index, rows))
 
 st.markdown("#### Announced against recount")
+if any(c.announced_from == "ballots" for c in calls):
+    st.caption("The record gives no counts: \"announced\" is the count its ballots give (whom it lists "
+               "voting for each candidate, and the non-voters the profile counts for the last one).")
 st.dataframe(pd.DataFrame(totals(calls)), hide_index=True)
 ann, rec = outcome(calls, "announced"), outcome(calls, "recount")
 if ann != rec:

@@ -21,6 +21,7 @@ from engine.speaking import day_closer, day_opener
 from mafvar.limits import LIMITS
 
 from .assembly import Anchor, EventLog
+from .deal_night import deal_night_wakes
 from .day import DayRecord, emit_day
 from .errors import (ImportError_, read_list as _list, read_pass as _pass,
                      read_round as _round, read_rounds_list as _rounds, read_seat as _seat)
@@ -347,6 +348,8 @@ class _Game:
         log.emit({"type": "nightfall"})
         log.place(("night start", r))
         if r == 0:
+            for ev in deal_night_wakes(self.options):
+                log.emit(ev)
             log.place(("arrangement", 0))
             log.place(("relaxed sitting", 0))
         else:

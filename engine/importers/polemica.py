@@ -18,6 +18,7 @@ from engine.profiles import DEFAULT_PROFILE, ProfileError, get_profile
 from engine.speaking import day_closer, day_opener
 
 from .assembly import Anchor, EventLog
+from .deal_night import deal_night_wakes
 from .day import DayResult, DayRecord, emit_day
 from .errors import (ImportError_, read_int as _int, read_list as _list, read_pass as _pass,
                      read_round as _round, read_seat as _seat)
@@ -391,6 +392,9 @@ class _Game:
             fall["t"] = t
         log.emit(fall)
         log.place(("night start", r))
+        if r == 0:
+            for ev in deal_night_wakes(self.options):
+                log.emit(ev)
         if r >= 1:
             shots = sorted(self.shots.get(r, []))
             for shooter, victim in shots:

@@ -120,6 +120,13 @@ def _analyze(args) -> int:
     if doc["abstentions"]:
         print(f"could not judge {doc['seat_intervals_abstained']} seat-intervals (no foul raised and no vote "
               f"counted there; listed in the report, the app and analysis/incidents.json \"abstentions\")")
+    at_stake = doc.get("counts_at_stake") or []
+    if at_stake:
+        # the seats to look at by hand first: their votes could have changed who left
+        print(f"{len(at_stake)} votes where seats the picture could not judge could have changed who left "
+              f"(analysis/stakes.json; the app's first page):")
+        for item in at_stake:
+            print(f"  {item['text']}")
     return 0
 
 

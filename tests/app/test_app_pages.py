@@ -455,3 +455,18 @@ def test_votes_the_unread_seats_could_have_decided_are_on_the_first_page_and_the
     no_exceptions(at)
     warned = [str(w.value) for w in at.warning]
     assert warned.index(clash) < warned.index(decides)
+
+
+def test_vote_page_says_when_the_counts_come_from_the_records_ballots(game):
+    from dataclasses import replace
+
+    from review.recount_file import load_recount, save_recount
+    from review.workspace import GameWorkspace
+    ws = GameWorkspace(game)
+    at = app_on("votes", game)
+    assert "the count its ballots give" not in texts(at)
+    rec = load_recount(ws.recount_path)
+    save_recount(ws.recount_path, [replace(c, announced_from="ballots") for c in rec.calls], rec.game)
+    at = app_on("votes", game)
+    no_exceptions(at)
+    assert "The record gives no counts" in texts(at) and "the count its ballots give" in texts(at)

@@ -175,3 +175,24 @@ def test_the_order_checker_catches_misplaced_events():
     assert any("clockwise" in p for p in order_problems(dict(doc, events=moved)))
     late = events + [{"type": "shot", "by": 2, "target": 3}]
     assert any("after the result" in p for p in order_problems(dict(doc, events=late)))
+
+
+@pytest.mark.parametrize("kind,path", ALL, ids=IDS)
+def test_the_deal_night_carries_the_profiles_wakes_no_platform_records(kind, path):
+    # the recording shows the mafia meeting and the Don's and the Sheriff's wakes on the
+    # deal night: without them the alignment put night 1 there (review.align.CHECK_MARK)
+    doc = import_file(kind, path)
+    kinds = [e["type"] for e in doc["events"]]
+    first_morning = kinds.index("morning")
+    assert kinds[:first_morning] == ["nightfall", "mafia_wake", "don_wake", "sheriff_wake"]
+    assert not any("t" in e for e in doc["events"][1:first_morning])
+
+
+def test_the_deal_night_wakes_follow_the_profile():
+    from engine.importers.deal_night import deal_night_wakes
+    from engine.profiles import get_profile
+    wakes = {name: [e["type"] for e in deal_night_wakes(get_profile(name).options())]
+             for name in ("mafclub-2023", "classic-club", "sport-mafia", "ru-club")}
+    assert wakes["mafclub-2023"] == wakes["classic-club"] == ["mafia_wake", "don_wake", "sheriff_wake"]
+    assert wakes["sport-mafia"] == ["mafia_wake", "sheriff_wake"]   # the Don is known at the meeting
+    assert wakes["ru-club"] == ["don_wake"]

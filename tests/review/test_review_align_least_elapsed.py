@@ -44,7 +44,12 @@ def test_a_nightfall_seen_too_early_is_not_night_1s(monkeypatch):
     placed = {p.interval.key: p.interval.t0 for p in align(tl, marks, use_protocol_times=False).placements}
     assert abs(placed["r0.night"] - 2.05) < 0.5 and abs(placed["r1.night"] - 85.85) < 0.5
     assert abs(placed["r2.night"] - 168.66) < 0.5
-    # without the bound the same marks put night 1 on the deal night's nightfall
+    # the deal night's wakes, expected as checks are (review.align.CHECK_MARK), take the
+    # deal night's check marks on their own, without the bound
     monkeypatch.setattr("review.align.LEAST_SECONDS", {})
+    placed = {p.interval.key: p.interval.t0 for p in align(tl, marks, use_protocol_times=False).placements}
+    assert abs(placed["r1.night"] - 85.85) < 0.5
+    # with neither, the same marks put night 1 on the deal night's nightfall
+    monkeypatch.setattr("review.align.CHECK_MARK", {Kind.DON_CHECK: "don_check", Kind.SHERIFF_CHECK: "sheriff_check"})
     placed = {p.interval.key: p.interval.t0 for p in align(tl, marks, use_protocol_times=False).placements}
     assert placed["r1.night"] < 19.8

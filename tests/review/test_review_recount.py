@@ -315,3 +315,34 @@ def test_a_fist_for_the_last_candidate_the_record_counts_as_a_default_is_no_cont
     rc = recount(tl, placed, rep.profile, {k: {6: ("unread",)} for k in keys})
     [st] = pass_stakes(p, rc, default_last=True)
     assert st.seen_otherwise == () and st.record_fits is True and "picture shows" not in st.sentence()
+
+
+def ballots_only(voters5, voters7) -> Protocol:
+    """Day 2's votes as a platform records them: who voted for whom, no counts."""
+    doc = protocol(0, 0).to_dict()
+    for e in doc["events"]:
+        if e["type"] == "vote":
+            del e["announced"]
+            e["voters"] = list(voters5 if e["candidate"] == 5 else voters7)
+    return Protocol.from_dict(doc)
+
+
+def test_a_record_of_ballots_without_counts_is_recounted_against_the_count_its_ballots_give():
+    # The record: 1, 2, 3 for 5 and nobody for 7, so 3 for 5 and the six others by
+    # default for 7: seat 7 out. The picture shows 1, 2, 3, 4, 6 for 5: 5 to 4, seat 5 out.
+    p = ballots_only((1, 2, 3), ())
+    rc, rep = run(p, {s: [fist(s, 61.4)] for s in (1, 2, 3, 4, 6)})
+    assert [(c.candidate, c.announced, c.announced_from, c.recount) for c in rc] == [
+        (5, 3, "ballots", 5), (7, 6, "ballots", 4)]
+    assert all(c.differs for c in rc)
+    imp = pass_impact(p, rc)
+    assert imp.changes_exit and "7 voted out" in imp.as_played and "5 voted out" in imp.corrected
+
+
+def test_a_record_with_counts_keeps_them_whatever_its_ballots_say():
+    doc = protocol(4, 5).to_dict()
+    for e in doc["events"]:
+        if e["type"] == "vote":
+            e["voters"] = [1, 2, 3] if e["candidate"] == 5 else []
+    rc, _ = run(Protocol.from_dict(doc), {s: [fist(s, 61.4)] for s in (1, 2, 3, 4)})
+    assert [(c.announced, c.announced_from) for c in rc] == [(4, None), (5, None)]

@@ -80,3 +80,9 @@ def test_a_dark_or_covered_seat_is_not_judged_and_no_foul_names_it(covered, caps
     named = first[0]["text"].split(" cannot be judged here")[0]
     assert named.startswith("day 1, vote: seats ") and {"4", "9"} <= set(named.split(": seats ")[1].split(", "))
     assert [s["phase_key"] for s in stats["counts_at_stake"]] == [p["phase_key"] for p in passes if p["decides"]]
+    # four unread seats in a tied vote could have changed who left: the terminal names the vote too
+    assert first[0]["decides"]
+    assert main(["analyze", str(covered), "--phase", "r0.vote", "--workers", "1"]) == 0
+    printed = capsys.readouterr().out
+    assert "votes where seats the picture could not judge could have changed who left" in printed
+    assert first[0]["text"] in printed
