@@ -101,3 +101,19 @@ def test_the_checkers_mask_places_a_night_check_and_a_days_unmasking_does_not():
     got = [(m.kind, round(m.t, 1)) for m in check_marks(tracks, roles)]
     assert got == [("don_check", 105.8), ("don_check_end", 110.0), ("sheriff_check", 111.0),
                    ("sheriff_check_end", 114.9)]
+
+
+def test_a_checkers_mask_read_back_on_for_a_moment_is_one_check_not_two():
+    # the full-length game's night 3: the Don's mask off, read on for 0.8 s, off again
+    from review.align import check_marks
+    roles = {4: "don", 10: "sheriff"}
+    tracks = [Track(s, "mask_on", 2270.0, 2320.0, 0.9) for s in range(1, 11) if s not in (4, 10)]
+    tracks += [Track(4, "mask_off", 2289.0, 2293.8, 0.8), Track(4, "mask_on", 2294.0, 2294.8, 0.96),
+               Track(4, "mask_off", 2295.0, 2295.8, 0.8), Track(4, "mask_lifted", 2296.0, 2297.8, 0.8),
+               Track(4, "mask_on", 2298.0, 2313.0, 1.0)]
+    got = [(m.kind, round(m.t, 1)) for m in check_marks(tracks, roles)]
+    assert got == [("don_check", 2288.7), ("don_check_end", 2298.1)]
+    # two checks (the Don's, then 1.6 s later another stretch) stay two
+    tracks[-4] = Track(4, "mask_on", 2294.0, 2295.6, 0.96)
+    tracks[-3] = Track(4, "mask_off", 2295.7, 2295.9, 0.8)
+    assert len(check_marks(tracks, roles)) == 4
