@@ -347,7 +347,7 @@ def check_marks(tracks: Sequence[Track], roles: Mapping[int, str] | None) -> lis
     for kind, role in (("don_check", "don"), ("sheriff_check", "sheriff")):
         for seat in _role_seats(roles, role):
             for t0, t1 in _unmasked_spans(tracks, seat):
-                if not 1.0 <= t1 - t0 <= 25.0:
+                if not CHECK_SECONDS[0] <= t1 - t0 <= CHECK_SECONDS[1]:
                     continue
                 mid = (t0 + t1) / 2
                 others = {m.seat for m in masked if m.seat != seat and m.t0 <= mid <= m.t1}
@@ -360,12 +360,13 @@ def check_marks(tracks: Sequence[Track], roles: Mapping[int, str] | None) -> lis
 
 
 def _unmasked_spans(tracks: Sequence[Track], seat: int) -> list[tuple[float, float]]:
-    """The seat's stretches with the mask off or lifted, a mask read back on for no
-    longer than CHECK_FLICKER inside one bridged: the check goes on through it."""
+    """The seat's stretches with the mask off or lifted; two of them CHECK_FLICKER or
+    less apart are one where together they last no longer than a check (a check
+    ending just before the morning's unmasking stays a check)."""
     spans: list[list[float]] = []
     for tr in sorted((tr for tr in tracks if tr.seat == seat
                       and tr.state in (Observed.MASK_OFF, Observed.MASK_LIFTED)), key=lambda tr: tr.t0):
-        if spans and tr.t0 - spans[-1][1] <= CHECK_FLICKER:
+        if spans and tr.t0 - spans[-1][1] <= CHECK_FLICKER and tr.t1 - spans[-1][0] <= CHECK_SECONDS[1]:
             spans[-1][1] = max(spans[-1][1], tr.t1)
         else:
             spans.append([tr.t0, tr.t1])
@@ -375,12 +376,14 @@ def _unmasked_spans(tracks: Sequence[Track], seat: int) -> list[tuple[float, flo
 # the checker's mask moves this long after the wake call / before the sleep call
 CHECK_LEAD = 0.3
 CHECK_TRAIL = 0.3
-# A mask read back on for this long or less inside a check is a reading's flicker, not
-# the check's end (measured: the full-length game's Don, off 2289.0-2293.8 s, on for
-# 0.8 s, off again to 2297.8 s, gave two checks; with its record imported untimed, the
-# second one let night 4 be placed inside night 3). A checker's mask stays on between
-# two checks for far longer (the next role's wake call).
-CHECK_FLICKER = 1.2
+# A gap this long or less between two stretches of a checker's mask off is a reading's
+# flicker, not the check's end, while the two together are no longer than a check:
+# one frame misread at the night's 1 fps leaves 2 s (measured on the full-length
+# game's night 3: the Don off 2289.0-2293.8 s, read on for 0.8 s, off again to
+# 2297.8 s; the Sheriff lifted 2300-2302 s and 2304-2308 s; with the record imported
+# untimed, each second half let night 4 be placed inside night 3).
+CHECK_FLICKER = 2.1
+CHECK_SECONDS = (1.0, 25.0)
 
 # The marks each role's night call leaves. The deal night's wakes of the Don and the
 # Sheriff look and sound like a night's checks (the role's mask off alone for seconds,

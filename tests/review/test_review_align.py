@@ -111,9 +111,16 @@ def test_a_checkers_mask_read_back_on_for_a_moment_is_one_check_not_two():
     tracks += [Track(4, "mask_off", 2289.0, 2293.8, 0.8), Track(4, "mask_on", 2294.0, 2294.8, 0.96),
                Track(4, "mask_off", 2295.0, 2295.8, 0.8), Track(4, "mask_lifted", 2296.0, 2297.8, 0.8),
                Track(4, "mask_on", 2298.0, 2313.0, 1.0)]
+    # the Sheriff's lifted mask with one frame missed at the night's 1 fps
+    tracks += [Track(10, "mask_lifted", 2300.0, 2302.0, 0.99), Track(10, "mask_lifted", 2304.0, 2308.0, 0.99),
+               Track(10, "mask_on", 2311.0, 2313.0, 0.9)]
     got = [(m.kind, round(m.t, 1)) for m in check_marks(tracks, roles)]
-    assert got == [("don_check", 2288.7), ("don_check_end", 2298.1)]
-    # two checks (the Don's, then 1.6 s later another stretch) stay two
-    tracks[-4] = Track(4, "mask_on", 2294.0, 2295.6, 0.96)
-    tracks[-3] = Track(4, "mask_off", 2295.7, 2295.9, 0.8)
-    assert len(check_marks(tracks, roles)) == 4
+    assert got == [("don_check", 2288.7), ("don_check_end", 2298.1),
+                   ("sheriff_check", 2299.7), ("sheriff_check_end", 2308.3)]
+    # stretches further apart stay two checks
+    tracks[-2] = Track(10, "mask_lifted", 2304.5, 2308.0, 0.99)
+    assert len(check_marks(tracks, roles)) == 6
+    # a check ending just before the morning's unmasking is not swallowed by the day
+    day = [Track(s, "mask_off", 2314.0, 2900.0, 0.99) for s in range(1, 11)]
+    got = [m.kind for m in check_marks(tracks[:-3] + [Track(10, "mask_lifted", 2300.0, 2312.5, 0.99)] + day, roles)]
+    assert got.count("sheriff_check") == 1 and got.count("sheriff_check_end") == 1
