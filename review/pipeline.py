@@ -584,9 +584,15 @@ def _after_align(game: Game, tracks, frames, alignment, marks, has_times: bool, 
     stats.wall["checks"] = time.perf_counter() - t0
     stats.abstentions = [a.to_json() for a in unseen]
     abstained = tuple(stats.abstentions)
-    # the votes whose open cells could have decided who left (review.stakes)
-    stakes = pass_stakes(game.protocol, recounts, game.replay.profile.default_votes == "last_candidate",
-                         {iv.key: iv.label for iv in alignment.intervals})
+    # the votes whose open cells could have decided who left (review.stakes); a vote the
+    # engine cannot replay that way is a warning, not a lost analysis
+    try:
+        stakes = pass_stakes(game.protocol, recounts, game.replay.profile.default_votes == "last_candidate",
+                             {iv.key: iv.label for iv in alignment.intervals})
+    except Exception as exc:  # noqa: BLE001 - the incidents and the recount above still stand
+        stakes = []
+        stats.warnings.append(f"the votes with cells not judged could not be weighed ({exc!r}); "
+                              "analysis/stakes.json lists none")
     write_json_atomic(ws.analysis_dir / STAKES_FILE, stakes_json(stakes))
     stats.stakes = [s.to_json() for s in stakes]
 
