@@ -214,7 +214,7 @@ def evaluate(game_dir: str | Path) -> dict:
     mis_truth = [v for v in violations if v["type"] == "miscount" and not v["details"].get("implied")]
     found = right_impact = 0
     for v in mis_truth:
-        hit = next((i for i in incidents if i.type.value == "miscount" and _matches(i, v)), None)
+        hit = _miscount_found(v, incidents)
         if hit is not None:
             found += 1
             d = v.get("details", {})
@@ -242,17 +242,21 @@ def evaluate(game_dir: str | Path) -> dict:
             "abstentions": seat_intervals(abstained)}
 
 
+def _miscount_found(v: dict, incidents):
+    """The miscount incident that finds the injected miscount `v`, or None."""
+    return next((i for i in incidents if i.type.value == "miscount" and _matches(i, v)), None)
+
+
 def miscounts_unverified(mis_truth: list[dict], incidents, recount_calls, cells: Sequence[dict] = ()) -> int:
     """Injected miscounts not found whose missed voter's cell the recount left unverified
     (the judge is told to look there: an honest answer, not a miss)."""
-    return sum(not any(i.type.value == "miscount" and _matches(i, v) for i in incidents)
-               and _cell_open(v, recount_calls, cells) for v in mis_truth)
+    return sum(_miscount_found(v, incidents) is None and _cell_open(v, recount_calls, cells) for v in mis_truth)
 
 
 def miscounts_at_stake(mis_truth: list[dict], incidents, stakes: Sequence[dict]) -> int:
     """Injected miscounts not found whose vote the analysis named as one that seats it
     could not judge could have decided (review.stakes): the judge is sent to that vote."""
-    return sum(not any(i.type.value == "miscount" and _matches(i, v) for i in incidents)
+    return sum(_miscount_found(v, incidents) is None
                and any(s.get("decides") and s.get("t0") is not None and s.get("t1") is not None
                        and s["t0"] - CALL_TOLERANCE <= v["t0"] <= s["t1"] + CALL_TOLERANCE for s in stakes)
                for v in mis_truth)

@@ -159,12 +159,16 @@ def _blind_from(calls: list[Interval], unseen: Mapping[str, Mapping[int, tuple[s
 BALLOTS = "ballots"
 
 
-def announced_of(call: Interval) -> int | None:
-    """The judge's count of a call: announced, else the count the record's ballots
-    give (a platform record lists who voted for whom and no counts: its ballots are
-    the judge's reading of the vote, and the game went on by them)."""
+def announced_of(call: Interval) -> tuple[int | None, str | None]:
+    """The judge's count of a call and where it comes from: announced (None), else
+    the count the record's ballots give (BALLOTS: a platform record lists who voted
+    for whom and no counts; its ballots are the judge's reading of the vote, and the
+    game went on by them)."""
     announced = call.details.get("announced")
-    return announced if announced is not None else call.details.get("record_count")
+    if announced is not None:
+        return announced, None
+    ballots = call.details.get("record_count")
+    return ballots, BALLOTS if ballots is not None else None
 
 
 def recount_pass(calls: list[Interval], placements: Mapping[int, list[Placement]],
@@ -235,14 +239,14 @@ def recount_pass(calls: list[Interval], placements: Mapping[int, list[Placement]
         # from its first blind call on, the seat's cells are open (why: that call's)
         unverified = {s: tuple(unseen[calls[open_from[s]].key][s])
                       for s in eligible if s not in voted and open_from[s] <= i}
+        announced, announced_from = announced_of(call)
         out.append(CallRecount(
             key=call.key, round=call.round, pass_index=call.details["pass_index"],
             candidate=call.details["candidate"], event=call.event, t_call=call.t0,
             window_open=call.details.get("window_open"), window_close=call.details.get("window_close"),
-            announced=announced_of(call), recount=sum(1 for v in vs if v.counted),
+            announced=announced, recount=sum(1 for v in vs if v.counted),
             voters=vs, defaults=defaults, eligible=eligible, unverified=unverified,
-            announced_from=BALLOTS if call.details.get("announced") is None and announced_of(call) is not None
-            else None))
+            announced_from=announced_from))
     return out
 
 

@@ -234,17 +234,35 @@ def test_calls_the_recording_does_not_hold_are_open_not_counted_as_no_votes():
     assert [k.rsplit(".", 1)[1] for k in calls_outside(shifted, 200.0)] == ["c5"]
 
 
-def weighed(announced5: int, announced7: int, voters5, unread: int):
-    """The stakes of day 2's pass with `voters5` seen voting for 5 and `unread`'s cells open."""
+def listed(announced5: int | None, announced7: int | None, voters5, voters7) -> Protocol:
+    """Day 2's votes with the record's voter lists; a count of None is left out (a
+    platform's record: who voted for whom, no counts)."""
+    doc = protocol(0, 0).to_dict()
+    for e in doc["events"]:
+        if e["type"] == "vote":
+            count = announced5 if e["candidate"] == 5 else announced7
+            if count is None:
+                del e["announced"]
+            else:
+                e["announced"] = count
+            e["voters"] = list(voters5 if e["candidate"] == 5 else voters7)
+    return Protocol.from_dict(doc)
+
+
+def stakes_of(p: Protocol, placed, unread: int):
+    """The stakes of day 2's pass with `placed` fists seen and `unread`'s cells open."""
     from review.stakes import pass_stakes
-    p = protocol(announced5, announced7)
     rep = replay(p)
     tl = build_timeline(p, rep)
     keys = [iv.key for iv in tl if iv.kind.value == "vote_call"]
-    rc = recount(tl, {s: [fist(s, 61.3)] for s in voters5}, rep.profile,
-                 {k: {unread: ("unread",)} for k in keys})
+    rc = recount(tl, placed, rep.profile, {k: {unread: ("unread",)} for k in keys})
     assert all(unread in c.unverified for c in rc)
     return pass_stakes(p, rc, default_last=True, labels={k: "day 2, vote on x" for k in keys})
+
+
+def weighed(announced5: int, announced7: int, voters5, unread: int):
+    """The stakes with `voters5` seen voting for 5 and `unread`'s cells open (no voter lists)."""
+    return stakes_of(protocol(announced5, announced7), {s: [fist(s, 61.3)] for s in voters5}, unread)
 
 
 def test_an_unread_seat_that_could_have_changed_who_left_is_named_with_the_readings():
@@ -278,17 +296,7 @@ def test_a_record_whose_voter_lists_cannot_give_its_counts_is_said_so():
     # The record: 1, 2, 3, 6 for 5 (4), the other five by default for 7 (5). The picture:
     # 1, 2, 3, 4 for 5, seat 6 unread. Seat 6 for 5, as listed, would make 5 votes for 5:
     # the record's counts or its lists are wrong (it missed seat 4), whatever seat 6 did.
-    from review.stakes import pass_stakes
-    doc = protocol(4, 5).to_dict()
-    for e in doc["events"]:
-        if e["type"] == "vote":
-            e["voters"] = [1, 2, 3, 6] if e["candidate"] == 5 else []
-    p = Protocol.from_dict(doc)
-    rep = replay(p)
-    tl = build_timeline(p, rep)
-    keys = [iv.key for iv in tl if iv.kind.value == "vote_call"]
-    rc = recount(tl, {s: [fist(s, 61.3)] for s in (1, 2, 3, 4)}, rep.profile, {k: {6: ("unread",)} for k in keys})
-    [st] = pass_stakes(p, rc, default_last=True)
+    [st] = stakes_of(listed(4, 5, (1, 2, 3, 6), ()), {s: [fist(s, 61.3)] for s in (1, 2, 3, 4)}, unread=6)
     assert st.record_says == {6: 5} and st.record_fits is False
     assert st.fit_announced == ({6: 7}, {6: None})
     assert st.seen_otherwise == ((4, 5, None),)
@@ -302,35 +310,15 @@ def test_a_record_whose_voter_lists_cannot_give_its_counts_is_said_so():
 def test_a_fist_for_the_last_candidate_the_record_counts_as_a_default_is_no_contradiction():
     # The record lists 1-4 for 5 and nobody for 7 (the rest by default); the picture
     # shows seat 9's fist for 7 too: the same vote either way. Seat 6 unread.
-    from review.stakes import pass_stakes
-    doc = protocol(4, 5).to_dict()
-    for e in doc["events"]:
-        if e["type"] == "vote":
-            e["voters"] = [1, 2, 3, 4] if e["candidate"] == 5 else []
-    p = Protocol.from_dict(doc)
-    rep = replay(p)
-    tl = build_timeline(p, rep)
-    keys = [iv.key for iv in tl if iv.kind.value == "vote_call"]
     placed = {s: [fist(s, 61.3)] for s in (1, 2, 3, 4)} | {9: [fist(9, 65.3)]}
-    rc = recount(tl, placed, rep.profile, {k: {6: ("unread",)} for k in keys})
-    [st] = pass_stakes(p, rc, default_last=True)
+    [st] = stakes_of(listed(4, 5, (1, 2, 3, 4), ()), placed, unread=6)
     assert st.seen_otherwise == () and st.record_fits is True and "picture shows" not in st.sentence()
-
-
-def ballots_only(voters5, voters7) -> Protocol:
-    """Day 2's votes as a platform records them: who voted for whom, no counts."""
-    doc = protocol(0, 0).to_dict()
-    for e in doc["events"]:
-        if e["type"] == "vote":
-            del e["announced"]
-            e["voters"] = list(voters5 if e["candidate"] == 5 else voters7)
-    return Protocol.from_dict(doc)
 
 
 def test_a_record_of_ballots_without_counts_is_recounted_against_the_count_its_ballots_give():
     # The record: 1, 2, 3 for 5 and nobody for 7, so 3 for 5 and the six others by
     # default for 7: seat 7 out. The picture shows 1, 2, 3, 4, 6 for 5: 5 to 4, seat 5 out.
-    p = ballots_only((1, 2, 3), ())
+    p = listed(None, None, (1, 2, 3), ())
     rc, rep = run(p, {s: [fist(s, 61.4)] for s in (1, 2, 3, 4, 6)})
     assert [(c.candidate, c.announced, c.announced_from, c.recount) for c in rc] == [
         (5, 3, "ballots", 5), (7, 6, "ballots", 4)]
@@ -340,9 +328,5 @@ def test_a_record_of_ballots_without_counts_is_recounted_against_the_count_its_b
 
 
 def test_a_record_with_counts_keeps_them_whatever_its_ballots_say():
-    doc = protocol(4, 5).to_dict()
-    for e in doc["events"]:
-        if e["type"] == "vote":
-            e["voters"] = [1, 2, 3] if e["candidate"] == 5 else []
-    rc, _ = run(Protocol.from_dict(doc), {s: [fist(s, 61.4)] for s in (1, 2, 3, 4)})
+    rc, _ = run(listed(4, 5, (1, 2, 3), ()), {s: [fist(s, 61.4)] for s in (1, 2, 3, 4)})
     assert [(c.announced, c.announced_from) for c in rc] == [(4, None), (5, None)]
