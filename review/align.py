@@ -238,20 +238,60 @@ def _clusters(items: Iterable[T], span: float, min_count: int,
     return out
 
 
+MASK_STATES = frozenset({Observed.MASK_ON, Observed.MASK_OFF, Observed.MASK_LIFTED})
+# The fewest seats whose masks going on (off) together are the table's nightfall (morning).
+MIN_TABLE = 3
+WATCHED_AROUND = 10.0
+
+
+def _watched(tracks: Sequence[Track], t: float, seats: int) -> int:
+    """How many seats hold a player around `t`: seats with a track within WATCHED_AROUND s,
+    less those seen empty at `t` (a player who left). Half of them masking together is the
+    table's nightfall: half of ten at the start, two of four at the last night (the
+    full-length game's last night, four players, had no mark with half of ten)."""
+    near = {tr.seat for tr in tracks if tr.t0 <= t + WATCHED_AROUND and tr.t1 >= t - WATCHED_AROUND}
+    present = near - _empty_seats(tracks, t)
+    return max(1, min(seats, len(present))) if present else seats
+
+
+def _empty_seats(tracks: Sequence[Track], t: float) -> set[int]:
+    return {tr.seat for tr in tracks if tr.state is Observed.SEAT_EMPTY and tr.t0 <= t <= tr.t1}
+
+
+TURN_SECONDS = 6.0
+
+
+def _turned(tracks: Sequence[Track], tr: Track) -> bool:
+    """A mask going on (off) where the seat was last seen with it off (on) within
+    TURN_SECONDS, or not seen at all: not a track of the same state resuming after a
+    break (a player's head turned away mid-day), which is no call."""
+    same = Observed.MASK_ON if tr.state is Observed.MASK_ON else Observed.MASK_OFF
+    before = [o for o in tracks if o.seat == tr.seat and o is not tr and o.state in MASK_STATES
+              and o.t1 <= tr.t0 + 0.5 and o.t1 >= tr.t0 - TURN_SECONDS]
+    if not before:
+        return True
+    last = max(before, key=lambda o: o.t1)
+    return last.state is not same
+
+
 def video_marks(tracks: Iterable[Track], seats: int = 10) -> list[Mark]:
     """Nightfalls (most seats masking together), mornings (masks off together) and
     vote calls (fists landing together) from the seat tracks."""
     tracks = list(tracks)
-    need = max(3, seats // 2)
     out = []
     for state, kind in ((Observed.MASK_ON, "nightfall"), (Observed.MASK_OFF, "morning")):
-        onsets = [tr.t0 for tr in tracks if tr.state is state]
-        for members in _clusters(onsets, 4.0, need, at=float):
+        onsets = [tr for tr in tracks if tr.state is state and _turned(tracks, tr)]
+        for group in _clusters(onsets, 4.0, MIN_TABLE, at=lambda tr: tr.t0):
             # the table masks within a second or two of the call: the cluster's median
             # onset, less that lag (its first onset may be one seat's misreading, e.g.
             # an empty seat's, and a call is the table's, not one seat's)
-            mid = float(np.median(members))
-            out.append(Mark(kind, round(mid - MASK_LAG_SECONDS, 3), min(1.0, len(members) / seats), "video"))
+            mid = float(np.median([tr.t0 for tr in group]))
+            empty = _empty_seats(tracks, mid)
+            members = {tr.seat for tr in group} - empty
+            watched = _watched(tracks, mid, seats)
+            if len(members) < max(MIN_TABLE, watched // 2):
+                continue
+            out.append(Mark(kind, round(mid - MASK_LAG_SECONDS, 3), min(1.0, len(members) / watched), "video"))
     fists = [tr for tr in tracks if tr.state is Observed.FIST_ON_TABLE]
     for landed in _clusters(fists, 1.2, 1, at=lambda tr: tr.t0):
         # fists land after the call ends: the call started about a call's length before
@@ -711,7 +751,7 @@ def votes_heard(expected: Sequence[Expected], matches: Mapping[int, Mark], speec
         windows.append((max(before, default=float("-inf")), min(after, default=float("inf"))))
     runs = vote_runs(speech, VOTE_SHAPE)
     out: dict[int, Mark] = {}
-    for p, run in assign_runs([len(c) for c in todo], windows, runs).items():
+    for p, run in assign_runs([len(c) for c in todo], windows, runs, VOTE_SHAPE).items():
         for i, call, thanks in zip(todo[p], run.calls, run.thanks):
             conf = round(min(0.9, run.confidence), 4)
             out[i] = Mark("vote_call", call.t, conf, "speech", t_end=call.t_end)

@@ -230,12 +230,19 @@ def measure_fit(protocol: Protocol, alignment: Alignment, recounts: Sequence[Cal
     call_ok = {c.key: c.found and (c.agreement is None or c.agreement >= MIN_CALL_AGREEMENT) for c in calls}
     fits = fit.fits
     uncalled = nights_without_calls([p.interval for p in alignment.placements])
+    # a night placed from a nightfall the alignment doubted: its masking and the rest of the
+    # night were put where that guess puts them (the full-length record imported: the last
+    # night 44 s early, its masking window raising four false late masks)
+    night_doubts = {int(k.split(":", 1)[1][1:].split(".", 1)[0]): w for k, w in alignment.doubts.items()
+                    if k.startswith("nightfall:")}
     for p in alignment.placements:
         key = p.interval.key
         if not wanted(key):
             continue
         fit.placed[key] = fits and _placed(p, call_ok)
         doubt = next((w for k, w in alignment.doubts.items() if k.split(":", 1)[1] == key), None)
+        if doubt is None and p.interval.kind in NIGHT_PHASES:
+            doubt = night_doubts.get(p.interval.round)
         if doubt is not None and p.anchored_by == "interpolated":
             # the utterance first taken for its call was not trusted (review.align.doubtful)
             fit.placed[key] = False
@@ -248,6 +255,12 @@ def measure_fit(protocol: Protocol, alignment: Alignment, recounts: Sequence[Cal
 
 # why a phase whose call the alignment doubted is not placed (its reason follows)
 NOT_PLACED_WHY = "its call was not placed"
+
+
+# Every phase of a night placed from its nightfall (the masking window opens at it).
+NIGHT_PHASES = frozenset({Kind.MASKING, Kind.NIGHT, Kind.MAFIA_WAKE, Kind.DON_WAKE, Kind.SHERIFF_WAKE,
+                          Kind.FREE_SEATING, Kind.SHOOTING, Kind.SHOOTING_CALL, Kind.DON_CHECK,
+                          Kind.SHERIFF_CHECK})
 
 
 # A night's phases in which who may unmask, raise a hand or move depends on the

@@ -124,3 +124,26 @@ def test_a_checkers_mask_read_back_on_for_a_moment_is_one_check_not_two():
     day = [Track(s, "mask_off", 2314.0, 2900.0, 0.99) for s in range(1, 11)]
     got = [m.kind for m in check_marks(tracks[:-3] + [Track(10, "mask_lifted", 2300.0, 2312.5, 0.99)] + day, roles)]
     assert got.count("sheriff_check") == 1 and got.count("sheriff_check_end") == 1
+
+
+def test_the_last_nights_few_players_masking_together_are_its_nightfall_and_a_days_resumed_tracks_are_no_morning():
+    # the full-length game's last night: four players left (six seats seen empty since
+    # they left), all four masking at once. Half of ten would need five
+    players, gone = (4, 6, 7, 10), (1, 2, 3, 5, 8, 9)
+    tracks = [Track(s, "seat_empty", 900.0 + 100 * k, 3926.0, 0.9) for k, s in enumerate(gone)]
+    tracks += [Track(s, "mask_off", 2943.0, 3482.0, 0.9) for s in players]
+    tracks += [Track(s, "mask_on", 3483.0 + 0.1 * k, 3518.0, 0.9) for k, s in enumerate(players)]
+    tracks += [Track(s, "mask_off", 3519.0 + 0.2 * k, 3600.0, 0.9) for k, s in enumerate(players)]
+    # the last day: three players look down for two seconds and back up, their bare faces'
+    # tracks resuming together (no mask went off: no morning)
+    tracks += [Track(s, "head_down", 3600.0, 3602.0, 0.9) for s in players[:3]]
+    tracks += [Track(s, "mask_off", 3602.0 + 0.3 * k, 3700.0, 0.9) for k, s in enumerate(players[:3])]
+    # an empty chair read as a bare face beside them counts for nothing
+    tracks += [Track(1, "mask_off", 3602.5, 3610.0, 0.6)]
+    marks = [(m.kind, round(m.t, 1)) for m in video_marks(tracks) if m.kind in ("nightfall", "morning")]
+    assert any(k == "nightfall" and abs(t - (3483.15 - 1.2)) < 0.1 for k, t in marks)
+    assert [k for k, t in marks if t > 3500] == ["morning"] and [t for k, t in marks if t > 3500][0] < 3520
+    # ten players: four masking together is not the table's nightfall
+    ten = [Track(s, "mask_off", 100.0, 200.0, 0.9) for s in range(1, 11)]
+    ten += [Track(s, "mask_on", 201.0 + 0.1 * s, 260.0, 0.9) for s in range(1, 5)]
+    assert not [m for m in video_marks(ten) if m.kind == "nightfall"]

@@ -165,3 +165,36 @@ def test_a_night_the_record_gives_without_calls_is_not_judged():
     assert "no wake for the deal night" in fit.withheld[0]["why"]
     assert "no seat called at the shooting" in fit.withheld[1]["why"]
     assert "the deal night, night 2" in fit.message and "no night foul is judged there" in fit.message
+
+
+def test_a_night_placed_from_a_doubted_nightfall_judges_no_mask_there():
+    """The full-length record imported: the last night's nightfall was taken from an
+    utterance the order of events alone put there (44 s early), and its masking window
+    opened at it raised four late masks. Every phase of that night is withheld, saying why;
+    the night before, placed from a mark, is judged."""
+    night4 = _interval(Kind.NIGHT, "r4.night", 2904.6, 2942.0)
+    masking4 = _interval(Kind.MASKING, "r4.masking", 2904.6, 2907.6)
+    night5 = _interval(Kind.NIGHT, "r5.night", 3437.3, 3518.5)
+    masking5 = _interval(Kind.MASKING, "r5.masking", 3437.3, 3440.3)
+    check5 = _interval(Kind.DON_CHECK, "r5.don_check", 3464.4, 3491.5)
+    day5 = _interval(Kind.DAY, "r5.day", 3518.5, 3550.7)
+    placements = (PlacedInterval(night4, 0.9, "video"), PlacedInterval(masking4, 0.9, "video"),
+                  PlacedInterval(night5, 0.3, "interpolated"), PlacedInterval(masking5, 0.3, "interpolated"),
+                  PlacedInterval(check5, 0.3, "interpolated"), PlacedInterval(day5, 0.8, "speech"))
+    why = "heard only where the order of events put it (no mark of the picture near)"
+    alignment = Alignment(placements, None, {"nightfall:r4.night": Mark("nightfall", 2904.6, 0.9, "video"),
+                                             "morning:r5.night": Mark("morning", 3518.5, 0.8, "video")},
+                          ("nightfall:r5.night",), {"nightfall:r5.night": why})
+
+    class Proto:
+        events: list = []
+
+    fit = measure_fit(Proto(), alignment, [])      # type: ignore[arg-type]
+    assert fit.placed["r4.night"] and fit.placed["r4.masking"] and fit.placed["r5.day"]
+    assert not fit.placed["r5.night"] and not fit.placed["r5.masking"] and not fit.placed["r5.don_check"]
+    inc = [Incident(f"i{k}", IncidentType.MASK_LATE, (s,), t0, t0 + 1, Phase("x", key), 1.0, source=Source.VIDEO)
+           for k, (s, t0, key) in enumerate([(4, 3440.5, "r5.masking"), (6, 3440.5, "r5.masking"),
+                                             (7, 2907.8, "r4.masking")])]
+    kept = fit.keep(inc, [p.interval for p in placements])
+    assert [i.id for i in kept] == ["i2"]
+    assert [w["id"] for w in fit.withheld] == ["i0", "i1"] and why in fit.withheld[0]["why"]

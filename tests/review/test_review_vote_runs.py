@@ -3,6 +3,7 @@ and the untimed alignment that takes a vote only when no other run could be it, 
 doubts what only the order of events placed (review.align.doubtful)."""
 from __future__ import annotations
 
+import pytest
 
 from engine.generate import random_game
 from engine.protocol import Protocol, without_times
@@ -17,12 +18,12 @@ def said(t, length, conf=0.7):
     return Mark("speech", t, conf, "speech", t_end=t + length)
 
 
-def vote(t, calls, window=1.6, pause=1.0, call=0.9, thanks=0.35):
+def vote(t, calls, window=1.6, pause=1.0, call=0.9, thanks=0.35, conf=0.7):
     """A judge calling a vote of `calls` candidates from `t`: call, window, thank you, pause."""
     out = []
     for _ in range(calls):
-        out.append(said(t, call))
-        out.append(said(t + call + window, thanks))
+        out.append(said(t, call, conf))
+        out.append(said(t + call + window, thanks, conf))
         t += call + window + thanks + pause
     return out
 
@@ -158,3 +159,54 @@ def test_a_vote_followed_by_talk_that_goes_on_like_it_is_its_first_calls():
     assert sorted((r.t0, len(r.calls)) for r in runs) == [(57.7, 3), (73.4, 2)]
     got = assign_runs([2, 2], [(float("-inf"), float("inf"))] * 2, runs)
     assert {i: (r.t0, len(r.calls)) for i, r in got.items()} == {0: (57.7, 2), 1: (73.4, 2)}
+
+
+def test_the_judges_window_is_where_the_votes_agree_not_the_median_of_talk_that_alternates():
+    from statistics import median
+
+    from review.vote_runs import judge_window_of
+    # the windows measured on the full-length game (seed 7, imported untimed): the players'
+    # talk alternates into 28 runs of two or three "calls", scattered, against the judge's
+    # 11 votes at 1.46-1.61 s
+    judge = [(3, 1.49), (3, 1.46), (3, 1.54), (3, 1.61)] + [(2, w) for w in (1.56, 1.49, 1.59, 1.50, 1.51, 1.59,
+                                                                                1.52)]
+    talk = [(3, 0.55), (3, 0.78)] + [(2, w) for w in (0.49, 0.98, 0.66, 0.60, 0.54, 0.78, 0.72, 0.87, 0.61, 0.76,
+                                                       1.27, 0.58, 0.81, 1.01, 1.08, 0.47, 1.05, 1.32, 3.11,
+                                                       1.24, 0.75, 0.66, 0.66, 0.63, 1.23, 0.99)]
+    heard, t = [], 100.0
+    for (calls, w), conf in [(x, 0.72) for x in judge] + [(x, 0.5) for x in talk]:
+        heard += vote(t, calls, window=w, conf=conf)
+        t += 60.0
+    runs = vote_runs(heard, VOTE_SHAPE)
+    # the median of every run's window, as the judge's window was taken before, is the talk's
+    assert median(w for calls, w in judge + talk for _ in range(calls)) < 1.1
+    assert judge_window_of(runs, VOTE_SHAPE) == pytest.approx(1.53, abs=0.05)
+    # the judge's votes are the runs kept, and talk far from the window is not
+    kept = {(r.t0 - 100.0) // 60.0 for r in runs}
+    assert set(range(len(judge))) <= kept
+    assert not kept & {len(judge) + k for k, (_, w) in enumerate(talk) if abs(w - 1.53) > 0.3}
+
+
+def test_a_vote_of_two_calls_is_not_given_up_for_a_one_call_vote_no_run_was_heard_for():
+    # day 1: two votes of two candidates, then "all leave?" (one call) whose call was heard in
+    # pieces; a lone call-and-thank-you of talk lies between the votes. Counting votes alone,
+    # "second vote unheard, the raise on that talk" scores as many as the truth, and neither
+    # vote was taken
+    first, second = vote(700.0, 2, window=1.5), vote(790.0, 2, window=1.5)
+    talk = [said(733.0, 1.0, 0.5), said(733.0 + 1.0 + 1.5, 0.35, 0.5)]
+    runs = vote_runs(first + talk + second, VOTE_SHAPE)
+    got = assign_runs([2, 2, 1], [(95.0, 801.0)] * 3, runs, VOTE_SHAPE)
+    assert {i: (r.t0, len(r.calls)) for i, r in got.items()} == {0: (700.0, 2), 1: (790.0, 2)}
+
+
+def test_of_two_runs_that_could_be_a_vote_the_one_at_the_judges_window_is_taken_and_not_a_near_tie():
+    judge = vote(100.0, 3, window=1.5) + vote(200.0, 3, window=1.5)
+    like = vote(3600.0, 2, window=1.55)
+    unlike = vote(3640.0, 2, window=1.22, conf=0.5)
+    runs = vote_runs(judge + like + unlike, VOTE_SHAPE)
+    got = assign_runs([2], [(3500.0, float("inf"))], runs, VOTE_SHAPE)
+    assert {i: r.t0 for i, r in got.items()} == {0: 3600.0}
+    # two runs as like the judge as each other: neither
+    twin = vote(3640.0, 2, window=1.5)
+    runs = vote_runs(judge + vote(3600.0, 2, window=1.5) + twin, VOTE_SHAPE)
+    assert assign_runs([2], [(3500.0, float("inf"))], runs, VOTE_SHAPE) == {}
