@@ -558,7 +558,8 @@ def _after_align(game: Game, tracks, frames, alignment, marks, has_times: bool, 
     write_recount(ws, recounts)
     ws.mark_done("recount", {"calls": len(recounts)})
     stats.wall["recount"] = time.perf_counter() - t0
-    fit = measure_fit(game.protocol, alignment, recounts, only, game.info.duration, unseen=open_cells)
+    fit = measure_fit(game.protocol, alignment, recounts, only, game.info.duration, unseen=open_cells,
+                      default_last=game.replay.profile.default_votes == "last_candidate")
     reopened = _reopened_calls(fit, alignment.intervals)
     if reopened:
         # where the record does not fit the recording, the fists seen are not its

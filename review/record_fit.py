@@ -197,11 +197,15 @@ def _containing(inc: Incident, intervals) -> str | None:
 
 def measure_fit(protocol: Protocol, alignment: Alignment, recounts: Sequence[CallRecount],
                 only: Sequence[str] | None = None, duration: float | None = None,
-                unseen: Mapping[str, Mapping[int, object]] | None = None) -> RecordFit:
+                unseen: Mapping[str, Mapping[int, object]] | None = None,
+                default_last: bool = False) -> RecordFit:
     """How much of the record the recording shows (`only`: the phases analysed;
     `duration`: the video's length, past which no mark can be found: a recording
     that stops before the game ends is said so elsewhere, it is not another game;
-    `unseen`: call key -> the seats whose zone could not be judged there, review.view)."""
+    `unseen`: call key -> the seats whose zone could not be judged there, review.view;
+    `default_last`: the profile counts a seat that votes for no one for the last
+    candidate, so a record need not list a fist seen there from a seat it lists nowhere
+    in that vote)."""
     starts = {p.interval.key: p.interval.t0 for p in alignment.placements}
 
     def wanted(key: str) -> bool:
@@ -212,12 +216,26 @@ def measure_fit(protocol: Protocol, alignment: Alignment, recounts: Sequence[Cal
 
     matched = {k for k in alignment.matched if wanted(k.split(":", 1)[1])}
     expected = matched | {k for k in alignment.unmatched_expected if wanted(k.split(":", 1)[1])}
+    def listed(rc: CallRecount):
+        ev = protocol.events[rc.event] if rc.event is not None and rc.event < len(protocol.events) else None
+        return getattr(ev, "voters", None)
+
+    passes: dict[tuple[int, int], list[CallRecount]] = {}
+    for rc in recounts:
+        passes.setdefault((rc.round, rc.pass_index), []).append(rc)
+    listed_in_pass = {k: {s for rc in rcs for s in (listed(rc) or ())} for k, rcs in passes.items()}
+    last_calls = {rcs[-1].key for rcs in passes.values()}
     calls = []
     for rc in recounts:
-        ev = protocol.events[rc.event] if rc.event is not None and rc.event < len(protocol.events) else None
-        recorded = getattr(ev, "voters", None)
+        recorded = listed(rc)
         if recorded is None:
             continue
+        if default_last and rc.key in last_calls:
+            # the full-length game's day 5: seat 1's fist for the last candidate, which the
+            # judge counted by default and listed nowhere, made the call "disagree" and its
+            # phase unplaced (no foul judged in it)
+            recorded = tuple(set(recorded) | ({v.seat for v in rc.voters if v.t_place is not None}
+                                              - listed_in_pass[(rc.round, rc.pass_index)]))
         # a seat whose zone the analysis could not judge there (review.view) says nothing of
         # the ballot: its fist was not seen, it was not seen missing either (nor where the
         # last call's cell is decided by the default rule). A dim venue whose fists only the

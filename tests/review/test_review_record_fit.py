@@ -198,3 +198,31 @@ def test_a_night_placed_from_a_doubted_nightfall_judges_no_mask_there():
     kept = fit.keep(inc, [p.interval for p in placements])
     assert [i.id for i in kept] == ["i2"]
     assert [w["id"] for w in fit.withheld] == ["i0", "i1"] and why in fit.withheld[0]["why"]
+
+
+def test_a_fist_for_the_last_candidate_the_record_counted_by_default_agrees_with_it():
+    """The full-length game's day 5: the judge listed nobody for the last candidate and
+    counted seat 1 there by default (announced 1); the picture saw seat 1's fist there.
+    Where the profile counts a non-voter for the last candidate that agrees with the record;
+    a seat the record lists for another candidate seen there still does not."""
+    first = _interval(Kind.VOTE_CALL, "r4.vote.p0.c1", 3326.0, 3329.0, 2)
+    last = _interval(Kind.VOTE_CALL, "r4.vote.p0.c7", 3333.8, 3336.5, 3)
+    alignment = Alignment((PlacedInterval(first, 0.9, "speech"), PlacedInterval(last, 0.9, "speech")), None,
+                          {"vote_call:r4.vote.p0.c1": Mark("vote_call", 3326.0, 0.9, "speech"),
+                           "vote_call:r4.vote.p0.c7": Mark("vote_call", 3333.8, 0.9, "speech")}, ())
+
+    class Proto:
+        events = [None, None, type("V", (), {"voters": (4, 6)})(), type("V", (), {"voters": ()})()]
+
+    def recounts(last_seen):
+        return [CallRecount("r4.vote.p0.c1", 4, 0, 1, 2, 3326.0, 3327.0, 3329.0, 2, 2,
+                            [VoterVerdict(s, True, "in_window", t_place=3327.5) for s in (4, 6)], []),
+                CallRecount("r4.vote.p0.c7", 4, 0, 7, 3, 3333.8, 3334.8, 3336.5, 1, 1,
+                            [VoterVerdict(s, True, "in_window", t_place=3335.0) for s in last_seen], [])]
+
+    as_before = measure_fit(Proto(), alignment, recounts((1,)))      # type: ignore[arg-type]
+    assert as_before.calls[1].agreement == 0.0 and not as_before.placed["r4.vote.p0.c7"]
+    fit = measure_fit(Proto(), alignment, recounts((1,)), default_last=True)      # type: ignore[arg-type]
+    assert fit.calls[1].agreement == 1.0 and fit.placed["r4.vote.p0.c7"] and fit.placed["r4.vote.p0.c1"]
+    other = measure_fit(Proto(), alignment, recounts((6,)), default_last=True)      # type: ignore[arg-type]
+    assert other.calls[1].agreement == 0.0 and not other.placed["r4.vote.p0.c7"]
