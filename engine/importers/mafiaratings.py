@@ -22,6 +22,7 @@ from mafvar.limits import LIMITS
 
 from .assembly import Anchor, EventLog
 from .deal_night import deal_night_wakes
+from .shooting_calls import shooting_events
 from .day import DayRecord, emit_day
 from .errors import (ImportError_, read_list as _list, read_pass as _pass,
                      read_round as _round, read_rounds_list as _rounds, read_seat as _seat)
@@ -359,7 +360,8 @@ class _Game:
                 if target is not None:
                     shots.append((seat, _seat(target, f"players[{seat - 1}] (seat {seat})"
                                                       f".shooting[{r - 1}]")))
-                    log.emit({"type": "shot", "by": seat, "target": shots[-1][1]})
+            for ev in shooting_events(self.alive(), shots):
+                log.emit(ev)
             if self.follow:
                 victim = night_victim(shots, self.alive(), self.roles)
                 if victim is not None:

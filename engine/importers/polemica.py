@@ -19,6 +19,7 @@ from engine.speaking import day_closer, day_opener
 
 from .assembly import Anchor, EventLog
 from .deal_night import deal_night_wakes
+from .shooting_calls import shooting_events
 from .day import DayResult, DayRecord, emit_day
 from .errors import (ImportError_, read_int as _int, read_list as _list, read_pass as _pass,
                      read_round as _round, read_seat as _seat)
@@ -397,8 +398,13 @@ class _Game:
                 log.emit(ev)
         if r >= 1:
             shots = sorted(self.shots.get(r, []))
-            for shooter, victim in shots:
-                log.emit({"type": "shot", "by": shooter, "target": victim})
+            if end or (self.stage is not None and self.stage[0] != "shooting"):
+                for ev in shooting_events(self.alive(), shots):
+                    log.emit(ev)
+            else:
+                # a live record stopped during the shooting: how far the calls went is not known
+                for shooter, victim in shots:
+                    log.emit({"type": "shot", "by": shooter, "target": victim})
             log.place(("shooting", r))
             for role, kind, anchor in ((0, "don_check", "don"), (3, "sheriff_check", "sheriff")):
                 for who, target in self.checks.get(r, []):

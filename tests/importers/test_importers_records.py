@@ -129,10 +129,20 @@ def test_polemica_live_records_stop_where_the_record_stops():
         # nightfall has no morning after it
         assert kinds.count("nightfall") == 3 and kinds.count("morning") == 2
         assert kinds[-1] in ("nightfall", "shot")
-    # 328635 stops at the Don's check of night 2: its two shots are already in
-    tail = [ev for ev in live["328635"]["events"] if ev["type"] != "note"][-3:]
-    assert tail == [{"type": "nightfall", "t": tail[0]["t"]},
-                    {"type": "shot", "by": 2, "target": 10}, {"type": "shot", "by": 4, "target": 10}]
+    # 328635 stops at the Don's check of night 2: its shooting is over, so its seat calls
+    # (importers/shooting_calls.py: every seat in play, ascending) and two shots are in,
+    # each shot after its target's call
+    events = [ev for ev in live["328635"]["events"] if ev["type"] != "note"]
+    night = max(i for i, ev in enumerate(events) if ev["type"] == "nightfall")
+    tail = events[night + 1:]
+    assert [ev["seat"] for ev in tail if ev["type"] == "shooting_call"] == sorted(
+        ev["seat"] for ev in tail if ev["type"] == "shooting_call")
+    assert tail[-3:] == [{"type": "shooting_call", "seat": 10},
+                         {"type": "shot", "by": 2, "target": 10}, {"type": "shot", "by": 4, "target": 10}]
+    # 333915 stops during night 2's shooting: how far its calls went is not known, none is made up
+    events = [ev for ev in live["333915"]["events"] if ev["type"] != "note"]
+    night = max(i for i, ev in enumerate(events) if ev["type"] == "nightfall")
+    assert not [ev for ev in events[night + 1:] if ev["type"] == "shooting_call"]
 
 
 def test_polemica_num0_rows_are_nominations_and_num_k_rows_are_passes():
@@ -196,3 +206,35 @@ def test_the_deal_night_wakes_follow_the_profile():
     assert wakes["mafclub-2023"] == wakes["classic-club"] == ["mafia_wake", "don_wake", "sheriff_wake"]
     assert wakes["sport-mafia"] == ["mafia_wake", "sheriff_wake"]   # the Don is known at the meeting
     assert wakes["ru-club"] == ["don_wake"]
+
+
+@pytest.mark.parametrize("kind,path", ALL, ids=IDS)
+def test_every_shooting_carries_its_seat_calls_no_platform_records(kind, path):
+    # the judge calls every seat in play, ascending, and each shot lands at its target's
+    # call: without the calls no night foul could be judged (review.record_fit)
+    doc = import_file(kind, path)
+    events = doc["events"]
+    nights = [i for i, e in enumerate(events) if e["type"] == "nightfall"][1:]
+    assert nights
+    for start in nights:
+        end = next((i for i in range(start + 1, len(events)) if events[i]["type"] in ("morning", "nightfall")),
+                   len(events))
+        night = events[start + 1:end]
+        calls = [e["seat"] for e in night if e["type"] == "shooting_call"]
+        if not calls:   # a live record stopped during this shooting: no call is made up
+            assert end == len(events)
+            continue
+        assert calls == sorted(set(calls)) and not any("t" in e for e in night if e["type"] == "shooting_call")
+        for k, e in enumerate(night):
+            if e["type"] == "shot" and e["target"] in calls:
+                before = [x for x in night[:k] if x["type"] == "shooting_call"]
+                assert before[-1]["seat"] == e["target"]
+
+
+def test_the_shooting_calls_go_to_the_seats_in_play_and_a_shot_at_an_empty_chair_comes_last():
+    from engine.importers.shooting_calls import shooting_events
+    evs = shooting_events({7, 2, 4, 10}, [(4, 7), (2, 3), (10, 7)])
+    assert [(e["type"], e.get("seat", e.get("target"))) for e in evs] == [
+        ("shooting_call", 2), ("shooting_call", 4), ("shooting_call", 7), ("shot", 7), ("shot", 7),
+        ("shooting_call", 10), ("shot", 3)]
+    assert [e["by"] for e in evs if e["type"] == "shot"] == [4, 10, 2]
