@@ -25,7 +25,7 @@ import numpy as np
 from engine.timeline import Interval, Kind
 from vision.tracks import Observed, Track
 
-from .vote_runs import RunShape, assign_runs, vote_runs
+from .vote_runs import RunShape, _window as _run_window, assign_runs, judge_window_for, vote_runs
 
 T = TypeVar("T")
 
@@ -622,14 +622,14 @@ def align(intervals: Sequence[Interval], marks: Sequence[Mark] = (),
     doubts: dict[int, str] = {}
     if speech:
         basis: dict[int, str] = {}
-        heard = {} if clock is not None else votes_heard(expected, matches, speech)
+        heard, window = ({}, None) if clock is not None else votes_heard(expected, matches, speech)
         matches = {**{i: mk for i, mk in matches.items() if i not in heard}, **heard}
         basis.update({i: "vote" for i in heard})
         matches = _refine_with_speech(intervals, expected, matches, speech, {**pinned, **heard}, clock, basis,
                                       fixed=frozenset(heard))
         if clock is None:
             doubts = doubtful(expected, matches, basis, music=any(m.source == "music" for m in marks),
-                              speech=speech)
+                              speech=speech, window=window)
             matches = {i: mk for i, mk in matches.items() if i not in doubts}
     matched = {f"{expected[i].kind}:{expected[i].key}": mk for i, mk in matches.items()}
     unmatched = tuple(f"{e.kind}:{e.key}" for i, e in enumerate(expected) if i not in matches)
@@ -728,11 +728,12 @@ def _basis(expected: Sequence[Expected], matches: Mapping[int, Mark], i: int, cl
 
 
 def votes_heard(expected: Sequence[Expected], matches: Mapping[int, Mark], speech: Sequence[Mark]
-                ) -> dict[int, Mark]:
+                ) -> tuple[dict[int, Mark], float | None]:
     """The calls and thank-yous of every vote heard whole (review/vote_runs.py): a run of
     the judge's utterances with as many calls as the vote, between the marks already
     placed around it, and no other run that could be it. Votes a person anchored or a
-    call tone timed are left as they are."""
+    call tone timed are left as they are. Also the judge's window that the record's votes
+    fit best (`judge_window_for`), which `doubtful` then holds every vote to."""
     passes: dict[str, list[int]] = {}
     for i, e in enumerate(expected):
         if e.kind == "vote_call":
@@ -749,16 +750,20 @@ def votes_heard(expected: Sequence[Expected], matches: Mapping[int, Mark], speec
         before = [mk.t for i, mk in firm.items() if i < calls[0] and i not in own]
         after = [mk.t for i, mk in firm.items() if i > calls[-1] and i not in own]
         windows.append((max(before, default=float("-inf")), min(after, default=float("inf"))))
-    runs = vote_runs(speech, VOTE_SHAPE)
+    sizes = [len(c) for c in todo]
+    runs = vote_runs(speech, VOTE_SHAPE, like_the_judge=False)
+    window = judge_window_for(sizes, windows, runs, VOTE_SHAPE)
+    if window is not None:
+        runs = [r for r in runs if abs(_run_window(r) - window) <= VOTE_SHAPE.window_jitter]
     out: dict[int, Mark] = {}
-    for p, run in assign_runs([len(c) for c in todo], windows, runs, VOTE_SHAPE).items():
+    for p, run in assign_runs(sizes, windows, runs, VOTE_SHAPE, window).items():
         for i, call, thanks in zip(todo[p], run.calls, run.thanks):
             conf = round(min(0.9, run.confidence), 4)
             out[i] = Mark("vote_call", call.t, conf, "speech", t_end=call.t_end)
             k = thanks_of.get(expected[i].key)
             if k is not None:
                 out[k] = Mark("thanks", thanks.t, conf, "speech", t_end=thanks.t_end)
-    return out
+    return out, window
 
 
 # A vote's calls follow each other: the call, the window, "thank you", a short pause, the
@@ -774,7 +779,7 @@ CHECKED_KINDS = frozenset({"nightfall", "vote_call", "thanks", "don_check", "don
 
 
 def doubtful(expected: Sequence[Expected], matches: Mapping[int, Mark], basis: Mapping[int, str],
-             music: bool = False, speech: Sequence[Mark] = ()) -> dict[int, str]:
+             music: bool = False, speech: Sequence[Mark] = (), window: float | None = None) -> dict[int, str]:
     """The calls an utterance placed without support, each with why (an untimed protocol:
     nothing else says where they are). Such a call is placed between its neighbours and
     listed for an anchor rather than presented as heard:
@@ -799,7 +804,8 @@ def doubtful(expected: Sequence[Expected], matches: Mapping[int, Mark], basis: M
         if e.kind == "vote_call":
             passes.setdefault(e.key.rsplit(".", 1)[0], []).append(i)
     thanks_of = {e.key: i for i, e in enumerate(expected) if e.kind == "thanks"}
-    window = judge_window(speech)
+    if window is None:
+        window = judge_window(speech)
     for calls in passes.values():
         placed = [matches.get(i) for i in calls]
         movable = [i for i in calls if i in matches and matches[i].source not in ("manual", "audio")]

@@ -79,11 +79,13 @@ def _is(u: Utterance, span: tuple[float, float]) -> bool:
     return d is not None and span[0] <= d <= span[1]
 
 
-def vote_runs(utterances: Sequence[Utterance], shape: RunShape) -> list[Run]:
+def vote_runs(utterances: Sequence[Utterance], shape: RunShape, like_the_judge: bool = True) -> list[Run]:
     """Every run of consecutive utterances that sounds like a vote, from each call-shaped
     utterance a "thank you" follows, as long as it goes on (runs may overlap: one
     starting at the candidates read out, one at the first call; `assign_runs` sorts
-    out which fits)."""
+    out which fits). `like_the_judge`: only the runs at the judge's window as the runs
+    alone give it (`judge_window_of`); False: all (`judge_window_for` picks the window
+    with the record's votes)."""
     us = sorted((u for u in utterances if u.t_end is not None), key=lambda u: u.t)
     out = []
     for k in range(len(us)):
@@ -112,7 +114,8 @@ def vote_runs(utterances: Sequence[Utterance], shape: RunShape) -> list[Run]:
             out.append(Run(tuple(calls), tuple(thanks)))
     # a run that goes on from another's call is that run's tail, not a vote of its own
     later = {id(c) for r in out for c in r.calls[1:]}
-    return _like_the_judge([r for r in out if id(r.calls[0]) not in later], shape)
+    runs = [r for r in out if id(r.calls[0]) not in later]
+    return _like_the_judge(runs, shape) if like_the_judge else runs
 
 
 def _window(r: Run) -> float:
@@ -135,12 +138,46 @@ def judge_window_of(runs: Sequence[Run], shape: RunShape) -> float | None:
     half = shape.window_jitter / 2.0
 
     def density(w: float) -> float:
-        usual = math.exp(-0.5 * ((w - shape.window_usual) / shape.window_spread) ** 2)
-        return usual * sum(wt for x, wt in pts if abs(x - w) <= half)
+        return _usual(w, shape) * sum(wt for x, wt in pts if abs(x - w) <= half)
 
     best = max((x for x, _ in pts), key=lambda w: (density(w), -w))
     near = [(x, wt) for x, wt in pts if abs(x - best) <= half]
     return sum(x * wt for x, wt in near) / sum(wt for _, wt in near)
+
+
+def _usual(w: float, shape: RunShape) -> float:
+    return math.exp(-0.5 * ((w - shape.window_usual) / shape.window_spread) ** 2)
+
+
+def _near(runs: Sequence[Run], window: float, shape: RunShape) -> list[Run]:
+    return [r for r in runs if abs(_window(r) - window) <= shape.window_jitter]
+
+
+def judge_window_for(sizes: Sequence[int], windows: Sequence[tuple[float, float]], runs: Sequence[Run],
+                     shape: RunShape) -> float | None:
+    """The judge's window that the record's votes fit best: of the windows the runs of two
+    calls or more have, the one whose runs (within `window_jitter`) give the heaviest
+    assignment of the record's votes (`assign_runs`' weights, in order, each vote between
+    the marks placed around it), times the weak prior for the usual window; then, as
+    `judge_window_of`, the weighted mean of the windows near it. The players' talk can
+    alternate into more runs than there are votes, and a chattier table into many more
+    (measured: joining utterances split by a pause multiplied the full-length game's
+    talk runs 2.5 times and put their densest window at 0.68 s, against the judge's
+    1.53 s), but talk seldom falls into runs of the votes' sizes in the votes' order."""
+    long = [r for r in runs if len(r.calls) >= 2]
+    if not long or not sizes:
+        return judge_window_of(runs, shape)
+    best_w, best_score = None, 0.0
+    for w in sorted({round(_window(r), 2) for r in long}):
+        near = _near(runs, w, shape)
+        weights = [_weight(r, w, shape) for r in near]
+        score = _best(sizes, windows, near, weights, None)[0] * _usual(w, shape)
+        if score > best_score + 1e-9:
+            best_w, best_score = w, score
+    if best_w is None:
+        return judge_window_of(runs, shape)
+    pts = [(_window(r), r.confidence * len(r.calls)) for r in long if abs(_window(r) - best_w) <= shape.window_jitter / 2]
+    return sum(x * wt for x, wt in pts) / sum(wt for _, wt in pts) if pts else best_w
 
 
 def _like_the_judge(runs: list[Run], shape: RunShape) -> list[Run]:
@@ -155,28 +192,41 @@ def _like_the_judge(runs: list[Run], shape: RunShape) -> list[Run]:
 
 # How much better (in calls heard like the judge's, `_weight`) the runs taken must be than
 # any other assignment without one of them: less, and two runs could be that vote.
-ASSIGN_MARGIN = 0.5
+ASSIGN_MARGIN = 0.3
+
+
+# What one call and its "thank you" alone are worth: players' talk makes such pairs at the
+# judge's window by the dozen in an hour, each further call of a run at the same window it
+# seldom makes. Under ASSIGN_MARGIN, so a vote of one call is never taken from a run alone
+# and cannot buy a wrong assignment of the votes around it.
+LONE_CALL = 0.2
 
 
 def _weight(run: Run, window: float | None, shape: RunShape | None) -> float:
-    """How much a run heard as a vote is worth: its calls, each more the nearer the run's
-    window is to the judge's (half a call at the edge of `window_jitter`, a whole one on
-    it). A vote of two calls heard at the judge's window outweighs one of one, and two
-    runs of one length are told apart by how like the judge they sound."""
+    """How much a run heard as a vote is worth: LONE_CALL for its first call, one for each
+    further call, all times 0.5-1 by how near the run's window is to the judge's (half at
+    the edge of `window_jitter`, whole on it). A vote of two calls heard at the judge's
+    window outweighs one of one, and two runs of one length are told apart by how like
+    the judge they sound. (Weighing each call alike, a talk run of two calls 80 s early
+    plus a lone talk pair for day 1's "all leave?" outweighed the day's two real votes
+    once talk runs were 2.5 times as many: placed wrong and not doubted.)"""
+    calls = LONE_CALL + len(run.calls) - 1
     if window is None or shape is None:
-        return float(len(run.calls))
+        return calls
     near = max(0.0, 1.0 - abs(_window(run) - window) / shape.window_jitter)
-    return len(run.calls) * (0.5 + 0.5 * near)
+    return calls * (0.5 + 0.5 * near)
 
 
 def assign_runs(sizes: Sequence[int], windows: Sequence[tuple[float, float]], runs: Sequence[Run],
-                shape: RunShape | None = None) -> dict[int, Run]:
+                shape: RunShape | None = None, window: float | None = None) -> dict[int, Run]:
     """Votes (their number of calls, in the game's order, each with the stretch of the
     recording it must lie in) to runs of exactly that many calls, in order, weighing as
     many calls heard like the judge's as possible (`_weight`; with no `shape`, each call
     alike). Only a vote whose run beats every assignment without it by ASSIGN_MARGIN is
-    returned: where two runs could be the vote, neither is taken."""
-    window = judge_window_of(runs, shape) if shape is not None else None
+    returned: where two runs could be the vote, neither is taken. `window`: the judge's
+    (`judge_window_for`); by default the one the runs alone give."""
+    if window is None and shape is not None:
+        window = judge_window_of(runs, shape)
     # talk right after a vote (a last word, the tie speeches) can happen to go on like
     # it: a vote may be the first calls of a longer run, never its middle or end (the
     # candidates are read out before it, which is not a call)

@@ -210,3 +210,40 @@ def test_of_two_runs_that_could_be_a_vote_the_one_at_the_judges_window_is_taken_
     twin = vote(3640.0, 2, window=1.5)
     runs = vote_runs(judge + vote(3600.0, 2, window=1.5) + twin, VOTE_SHAPE)
     assert assign_runs([2], [(3500.0, float("inf"))], runs, VOTE_SHAPE) == {}
+
+
+def test_the_record_picks_the_judges_window_where_a_chattier_table_outnumbers_the_votes():
+    from review.vote_runs import _window, judge_window_for, judge_window_of
+    # three votes (3, 2 and 2 calls) at the judge's 1.5 s; the talk around them alternates
+    # into twelve two-call runs at 0.7 s, more and surer than the votes
+    heard = vote(100.0, 3, window=1.5) + vote(400.0, 2, window=1.5) + vote(700.0, 2, window=1.5)
+    for k in range(12):
+        heard += vote(130.0 + 50.0 * k + (100.0 if k >= 5 else 0.0), 2, window=0.7, conf=0.8)
+    runs = vote_runs(heard, VOTE_SHAPE, like_the_judge=False)
+    assert judge_window_of(runs, VOTE_SHAPE) == pytest.approx(0.7, abs=0.05)   # the talk's
+    bounds = [(90.0, 390.0), (390.0, 690.0), (690.0, 1000.0)]
+    window = judge_window_for([3, 2, 2], bounds, runs, VOTE_SHAPE)
+    assert window == pytest.approx(1.5, abs=0.05)
+    near = [r for r in runs if abs(_window(r) - window) <= VOTE_SHAPE.window_jitter]
+    got = assign_runs([3, 2, 2], bounds, near, VOTE_SHAPE, window)
+    assert {i: r.t0 for i, r in got.items()} == {0: 100.0, 1: 400.0, 2: 700.0}
+
+
+def test_a_lone_call_and_thank_you_of_talk_cannot_buy_a_wrong_day():
+    # day 1 of the full-length game with talk 2.5 times as dense: a talk run of two calls at
+    # the judge's window 80 s before the first vote, lone call-and-thank-you pairs of talk
+    # between, the two votes, and "all leave?" (one call) unheard. Weighing every call alike,
+    # "talk run, first vote, a lone pair" outweighed the two votes and was taken, wrong and
+    # undoubted; now a lone pair weighs too little to decide: the votes or nothing
+    judge = vote(100.0, 3, window=1.5) + vote(300.0, 2, window=1.5)   # other days: the judge's window
+    talk = vote(629.4, 2, window=1.53, conf=0.47) + vote(651.8, 1, window=1.5, conf=0.45) \
+        + vote(733.4, 1, window=1.6, conf=0.53)
+    day1 = vote(708.9, 2, window=1.56) + vote(790.6, 2, window=1.49)
+    runs = vote_runs(judge + talk + day1, VOTE_SHAPE)
+    got = assign_runs([2, 2, 1], [(400.0, 801.0)] * 3, runs, VOTE_SHAPE)
+    assert all(r.t0 in (708.9, 790.6) for r in got.values())
+    assert {i: r.t0 for i, r in got.items()} in ({}, {0: 708.9, 1: 790.6})
+    # without the early talk run the day's two votes are heard, the lone call is not taken
+    runs = vote_runs(judge + talk[4:] + day1, VOTE_SHAPE)
+    got = assign_runs([2, 2, 1], [(400.0, 801.0)] * 3, runs, VOTE_SHAPE)
+    assert {i: r.t0 for i, r in got.items()} == {0: 708.9, 1: 790.6}
