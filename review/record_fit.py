@@ -216,7 +216,9 @@ def measure_fit(protocol: Protocol, alignment: Alignment, recounts: Sequence[Cal
 
     matched = {k for k in alignment.matched if wanted(k.split(":", 1)[1])}
     expected = matched | {k for k in alignment.unmatched_expected if wanted(k.split(":", 1)[1])}
-    def listed(rc: CallRecount):
+
+    def listed(rc: CallRecount) -> Sequence[int] | None:
+        """The voters the record lists for this call (None: it lists none for it)."""
         ev = protocol.events[rc.event] if rc.event is not None and rc.event < len(protocol.events) else None
         return getattr(ev, "voters", None)
 
