@@ -23,9 +23,9 @@ from typing import Callable, Iterable, Mapping, Sequence, TypeVar
 import numpy as np
 
 from engine.timeline import Interval, Kind
-from vision.tracks import Observed, Track
+from vision.tracks import MASK_STATES, Observed, Track
 
-from .vote_runs import RunShape, _window as _run_window, assign_runs, judge_window_for, vote_runs
+from .vote_runs import RunShape, assign_runs, at_window, judge_window_for, judge_window_of, vote_runs
 
 T = TypeVar("T")
 
@@ -238,19 +238,18 @@ def _clusters(items: Iterable[T], span: float, min_count: int,
     return out
 
 
-MASK_STATES = frozenset({Observed.MASK_ON, Observed.MASK_OFF, Observed.MASK_LIFTED})
 # The fewest seats whose masks going on (off) together are the table's nightfall (morning).
 MIN_TABLE = 3
 WATCHED_AROUND = 10.0
 
 
-def _watched(tracks: Sequence[Track], t: float, seats: int) -> int:
+def _watched(tracks: Sequence[Track], t: float, seats: int, empty: set[int]) -> int:
     """How many seats hold a player around `t`: seats with a track within WATCHED_AROUND s,
-    less those seen empty at `t` (a player who left). Half of them masking together is the
+    less those seen empty at `t` (`empty`: a player who left). Half of them masking together is the
     table's nightfall: half of ten at the start, two of four at the last night (the
     full-length game's last night, four players, had no mark with half of ten)."""
     near = {tr.seat for tr in tracks if tr.t0 <= t + WATCHED_AROUND and tr.t1 >= t - WATCHED_AROUND}
-    present = near - _empty_seats(tracks, t)
+    present = near - empty
     return max(1, min(seats, len(present))) if present else seats
 
 
@@ -265,13 +264,11 @@ def _turned(tracks: Sequence[Track], tr: Track) -> bool:
     """A mask going on (off) where the seat was last seen with it off (on) within
     TURN_SECONDS, or not seen at all: not a track of the same state resuming after a
     break (a player's head turned away mid-day), which is no call."""
-    same = Observed.MASK_ON if tr.state is Observed.MASK_ON else Observed.MASK_OFF
     before = [o for o in tracks if o.seat == tr.seat and o is not tr and o.state in MASK_STATES
               and o.t1 <= tr.t0 + 0.5 and o.t1 >= tr.t0 - TURN_SECONDS]
     if not before:
         return True
-    last = max(before, key=lambda o: o.t1)
-    return last.state is not same
+    return max(before, key=lambda o: o.t1).state is not tr.state
 
 
 def video_marks(tracks: Iterable[Track], seats: int = 10) -> list[Mark]:
@@ -288,7 +285,7 @@ def video_marks(tracks: Iterable[Track], seats: int = 10) -> list[Mark]:
             mid = float(np.median([tr.t0 for tr in group]))
             empty = _empty_seats(tracks, mid)
             members = {tr.seat for tr in group} - empty
-            watched = _watched(tracks, mid, seats)
+            watched = _watched(tracks, mid, seats, empty)
             if len(members) < max(MIN_TABLE, watched // 2):
                 continue
             out.append(Mark(kind, round(mid - MASK_LAG_SECONDS, 3), min(1.0, len(members) / watched), "video"))
@@ -754,7 +751,7 @@ def votes_heard(expected: Sequence[Expected], matches: Mapping[int, Mark], speec
     runs = vote_runs(speech, VOTE_SHAPE, like_the_judge=False)
     window = judge_window_for(sizes, windows, runs, VOTE_SHAPE)
     if window is not None:
-        runs = [r for r in runs if abs(_run_window(r) - window) <= VOTE_SHAPE.window_jitter]
+        runs = at_window(runs, window, VOTE_SHAPE)
     out: dict[int, Mark] = {}
     for p, run in assign_runs(sizes, windows, runs, VOTE_SHAPE, window).items():
         for i, call, thanks in zip(todo[p], run.calls, run.thanks):
@@ -841,11 +838,10 @@ def doubtful(expected: Sequence[Expected], matches: Mapping[int, Mark], basis: M
 
 
 def judge_window(speech: Sequence[Mark]) -> float | None:
-    """The judge's window (a call's end to its "thank you", s) from the votes heard whole
-    (runs of two calls or more); None when none was heard."""
-    runs = [r for r in vote_runs(speech, VOTE_SHAPE) if len(r.calls) >= 2]
-    gaps = [th.t - (c.t_end or c.t) for r in runs for c, th in zip(r.calls, r.thanks)]
-    return float(np.median(gaps)) if gaps else None
+    """The judge's window (a call's end to its "thank you", s) from the runs heard alone
+    (`judge_window_of`), where no record's votes chose it (`votes_heard`); None when no
+    run of two calls was heard."""
+    return judge_window_of(vote_runs(speech, VOTE_SHAPE, like_the_judge=False), VOTE_SHAPE)
 
 
 def _tangled(expected: Sequence[Expected], calls: Sequence[int], matches: Mapping[int, Mark],

@@ -253,14 +253,18 @@ def measure_fit(protocol: Protocol, alignment: Alignment, recounts: Sequence[Cal
     # a night placed from a nightfall the alignment doubted: its masking and the rest of the
     # night were put where that guess puts them (the full-length record imported: the last
     # night 44 s early, its masking window raising four false late masks)
-    night_doubts = {int(k.split(":", 1)[1][1:].split(".", 1)[0]): w for k, w in alignment.doubts.items()
-                    if k.startswith("nightfall:")}
+    night_doubts = {p.interval.round: alignment.doubts[f"nightfall:{p.interval.key}"]
+                    for p in alignment.placements
+                    if p.interval.kind is Kind.NIGHT and f"nightfall:{p.interval.key}" in alignment.doubts}
+    doubted: dict[str, str] = {}   # interval key -> the first doubt of its marks
+    for k, w in alignment.doubts.items():
+        doubted.setdefault(k.split(":", 1)[1], w)
     for p in alignment.placements:
         key = p.interval.key
         if not wanted(key):
             continue
         fit.placed[key] = fits and _placed(p, call_ok)
-        doubt = next((w for k, w in alignment.doubts.items() if k.split(":", 1)[1] == key), None)
+        doubt = doubted.get(key)
         if doubt is None and p.interval.kind in NIGHT_PHASES:
             doubt = night_doubts.get(p.interval.round)
         if doubt is not None and p.anchored_by == "interpolated":
@@ -277,16 +281,12 @@ def measure_fit(protocol: Protocol, alignment: Alignment, recounts: Sequence[Cal
 NOT_PLACED_WHY = "its call was not placed"
 
 
-# Every phase of a night placed from its nightfall (the masking window opens at it).
-NIGHT_PHASES = frozenset({Kind.MASKING, Kind.NIGHT, Kind.MAFIA_WAKE, Kind.DON_WAKE, Kind.SHERIFF_WAKE,
-                          Kind.FREE_SEATING, Kind.SHOOTING, Kind.SHOOTING_CALL, Kind.DON_CHECK,
-                          Kind.SHERIFF_CHECK})
-
-
 # A night's phases in which who may unmask, raise a hand or move depends on the
 # judge's calls (the wakes of the deal night, each seat called at the shooting).
 NIGHT_INSIDE = (Kind.NIGHT, Kind.MAFIA_WAKE, Kind.DON_WAKE, Kind.SHERIFF_WAKE, Kind.FREE_SEATING,
                 Kind.SHOOTING, Kind.SHOOTING_CALL, Kind.DON_CHECK, Kind.SHERIFF_CHECK)
+# Every phase of a night placed from its nightfall: those, and the masking window that opens at it.
+NIGHT_PHASES = frozenset(NIGHT_INSIDE) | {Kind.MASKING}
 
 
 def nights_without_calls(intervals: Sequence[Interval]) -> dict[int, str]:

@@ -131,25 +131,34 @@ def judge_window_of(runs: Sequence[Run], shape: RunShape) -> float | None:
     (the seed-7 game: 28 talk runs against 11 votes, the median 0.99 s against the judge's
     1.5 s), scattered, while one judge's votes keep one window. None when no run has two
     calls."""
-    long = [r for r in runs if len(r.calls) >= 2]
-    if not long:
+    pts = _windows_weighed(runs)
+    if not pts:
         return None
-    pts = [(_window(r), r.confidence * len(r.calls)) for r in long]
     half = shape.window_jitter / 2.0
 
     def density(w: float) -> float:
         return _usual(w, shape) * sum(wt for x, wt in pts if abs(x - w) <= half)
 
-    best = max((x for x, _ in pts), key=lambda w: (density(w), -w))
-    near = [(x, wt) for x, wt in pts if abs(x - best) <= half]
-    return sum(x * wt for x, wt in near) / sum(wt for _, wt in near)
+    return _mean_near(pts, max((x for x, _ in pts), key=lambda w: (density(w), -w)), shape)
+
+
+def _windows_weighed(runs: Sequence[Run]) -> list[tuple[float, float]]:
+    """(window, weight) of each run of two calls or more: its calls times its confidence."""
+    return [(_window(r), r.confidence * len(r.calls)) for r in runs if len(r.calls) >= 2]
+
+
+def _mean_near(pts: Sequence[tuple[float, float]], w: float, shape: RunShape) -> float:
+    """The weighted mean of the windows within `window_jitter` / 2 of w (w itself if none)."""
+    near = [(x, wt) for x, wt in pts if abs(x - w) <= shape.window_jitter / 2.0]
+    return sum(x * wt for x, wt in near) / sum(wt for _, wt in near) if near else w
 
 
 def _usual(w: float, shape: RunShape) -> float:
     return math.exp(-0.5 * ((w - shape.window_usual) / shape.window_spread) ** 2)
 
 
-def _near(runs: Sequence[Run], window: float, shape: RunShape) -> list[Run]:
+def at_window(runs: Sequence[Run], window: float, shape: RunShape) -> list[Run]:
+    """The runs whose window lies within `window_jitter` of `window` (the judge's)."""
     return [r for r in runs if abs(_window(r) - window) <= shape.window_jitter]
 
 
@@ -164,20 +173,19 @@ def judge_window_for(sizes: Sequence[int], windows: Sequence[tuple[float, float]
     (measured: joining utterances split by a pause multiplied the full-length game's
     talk runs 2.5 times and put their densest window at 0.68 s, against the judge's
     1.53 s), but talk seldom falls into runs of the votes' sizes in the votes' order."""
-    long = [r for r in runs if len(r.calls) >= 2]
-    if not long or not sizes:
+    pts = _windows_weighed(runs)
+    if not pts or not sizes:
         return judge_window_of(runs, shape)
     best_w, best_score = None, 0.0
-    for w in sorted({round(_window(r), 2) for r in long}):
-        near = _near(runs, w, shape)
+    for w in sorted({round(x, 2) for x, _ in pts}):
+        near = at_window(runs, w, shape)
         weights = [_weight(r, w, shape) for r in near]
         score = _best(sizes, windows, near, weights, None)[0] * _usual(w, shape)
         if score > best_score + 1e-9:
             best_w, best_score = w, score
     if best_w is None:
         return judge_window_of(runs, shape)
-    pts = [(_window(r), r.confidence * len(r.calls)) for r in long if abs(_window(r) - best_w) <= shape.window_jitter / 2]
-    return sum(x * wt for x, wt in pts) / sum(wt for _, wt in pts) if pts else best_w
+    return _mean_near(pts, best_w, shape)
 
 
 def _like_the_judge(runs: list[Run], shape: RunShape) -> list[Run]:
@@ -185,9 +193,7 @@ def _like_the_judge(runs: list[Run], shape: RunShape) -> list[Run]:
     same window all game, and a run far from it is talk that happened to alternate.
     With no run of two calls there is nothing to compare with: all are kept."""
     window = judge_window_of(runs, shape)
-    if window is None:
-        return runs
-    return [r for r in runs if abs(_window(r) - window) <= shape.window_jitter]
+    return runs if window is None else at_window(runs, window, shape)
 
 
 # How much better (in calls heard like the judge's, `_weight`) the runs taken must be than

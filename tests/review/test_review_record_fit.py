@@ -46,6 +46,19 @@ def _interval(kind, key, t0, t1, event=None):
     return Interval(kind, key, key, int(key.split(".")[0][1:]), t0, t1, event)
 
 
+def _two_calls(first: Interval, last: Interval, source: str, lists):
+    """Two vote calls of one pass placed from `source` at their starts, and a record (events
+    2 and 3) listing `lists` as their voters."""
+    alignment = Alignment(tuple(PlacedInterval(iv, 0.9, source) for iv in (first, last)), None,
+                          {f"vote_call:{iv.key}": Mark("vote_call", iv.t0, 0.9, source) for iv in (first, last)},
+                          ())
+
+    class Proto:
+        events = [None, None] + [type("V", (), {"voters": tuple(v)})() for v in lists]
+
+    return alignment, Proto()
+
+
 def test_video_incidents_are_withheld_outside_placed_phases_and_protocol_ones_kept():
     night = _interval(Kind.NIGHT, "r1.night", 90.0, 116.0)
     vote = _interval(Kind.VOTE_CALL, "r0.vote.p0.c9", 56.0, 59.0, 3)
@@ -75,23 +88,17 @@ def test_video_incidents_are_withheld_outside_placed_phases_and_protocol_ones_ke
 def test_seats_whose_zone_could_not_be_judged_say_nothing_of_the_ballots():
     # seats 2, 4, 6 voted; their fists only the zone window saw (abstained, review.view); in the
     # last call their cells are decided by the default rule, so the recount does not list them
-    vote = _interval(Kind.VOTE_CALL, "r0.vote.p0.c7", 60.0, 63.0, 3)
-    first = _interval(Kind.VOTE_CALL, "r0.vote.p0.c9", 56.0, 59.0, 2)
-    alignment = Alignment((PlacedInterval(first, 0.9, "audio"), PlacedInterval(vote, 0.9, "audio")), None,
-                          {"vote_call:r0.vote.p0.c7": Mark("vote_call", 60.0, 0.9, "audio"),
-                           "vote_call:r0.vote.p0.c9": Mark("vote_call", 56.0, 0.9, "audio")}, ())
-
-    class Proto:
-        events = [None, None, type("V", (), {"voters": (1, 3)})(), type("V", (), {"voters": (2, 4, 6, 7)})()]
-
+    alignment, proto = _two_calls(_interval(Kind.VOTE_CALL, "r0.vote.p0.c9", 56.0, 59.0, 2),
+                                  _interval(Kind.VOTE_CALL, "r0.vote.p0.c7", 60.0, 63.0, 3),
+                                  "audio", [(1, 3), (2, 4, 6, 7)])
     rcs = [CallRecount("r0.vote.p0.c9", 0, 0, 9, 2, 56.0, 57.0, 59.0, None, 2,
                        [VoterVerdict(s, True, "in_window", t_place=57.5) for s in (1, 3)], []),
            CallRecount("r0.vote.p0.c7", 0, 0, 7, 3, 60.0, 61.0, 63.0, None, 4,
                        [VoterVerdict(7, True, "in_window", t_place=61.5)], [2, 4, 6])]
-    blind = measure_fit(Proto(), alignment, rcs)      # type: ignore[arg-type]
+    blind = measure_fit(proto, alignment, rcs)      # type: ignore[arg-type]
     assert blind.ballot_agreement == pytest.approx(3 / 6) and not blind.fits
     unseen = {"r0.vote.p0.c7": {2: ("unread",), 4: ("unread",), 6: ("unread",)}}
-    fit = measure_fit(Proto(), alignment, rcs, unseen=unseen)      # type: ignore[arg-type]
+    fit = measure_fit(proto, alignment, rcs, unseen=unseen)      # type: ignore[arg-type]
     assert fit.ballot_agreement == 1.0 and fit.fits
     assert fit.calls[1].recorded == (7,) and fit.calls[1].seen == (7,)
 
@@ -205,24 +212,18 @@ def test_a_fist_for_the_last_candidate_the_record_counted_by_default_agrees_with
     counted seat 1 there by default (announced 1); the picture saw seat 1's fist there.
     Where the profile counts a non-voter for the last candidate that agrees with the record;
     a seat the record lists for another candidate seen there still does not."""
-    first = _interval(Kind.VOTE_CALL, "r4.vote.p0.c1", 3326.0, 3329.0, 2)
-    last = _interval(Kind.VOTE_CALL, "r4.vote.p0.c7", 3333.8, 3336.5, 3)
-    alignment = Alignment((PlacedInterval(first, 0.9, "speech"), PlacedInterval(last, 0.9, "speech")), None,
-                          {"vote_call:r4.vote.p0.c1": Mark("vote_call", 3326.0, 0.9, "speech"),
-                           "vote_call:r4.vote.p0.c7": Mark("vote_call", 3333.8, 0.9, "speech")}, ())
-
-    class Proto:
-        events = [None, None, type("V", (), {"voters": (4, 6)})(), type("V", (), {"voters": ()})()]
-
+    alignment, proto = _two_calls(_interval(Kind.VOTE_CALL, "r4.vote.p0.c1", 3326.0, 3329.0, 2),
+                                  _interval(Kind.VOTE_CALL, "r4.vote.p0.c7", 3333.8, 3336.5, 3),
+                                  "speech", [(4, 6), ()])
     def recounts(last_seen):
         return [CallRecount("r4.vote.p0.c1", 4, 0, 1, 2, 3326.0, 3327.0, 3329.0, 2, 2,
                             [VoterVerdict(s, True, "in_window", t_place=3327.5) for s in (4, 6)], []),
                 CallRecount("r4.vote.p0.c7", 4, 0, 7, 3, 3333.8, 3334.8, 3336.5, 1, 1,
                             [VoterVerdict(s, True, "in_window", t_place=3335.0) for s in last_seen], [])]
 
-    as_before = measure_fit(Proto(), alignment, recounts((1,)))      # type: ignore[arg-type]
+    as_before = measure_fit(proto, alignment, recounts((1,)))      # type: ignore[arg-type]
     assert as_before.calls[1].agreement == 0.0 and not as_before.placed["r4.vote.p0.c7"]
-    fit = measure_fit(Proto(), alignment, recounts((1,)), default_last=True)      # type: ignore[arg-type]
+    fit = measure_fit(proto, alignment, recounts((1,)), default_last=True)      # type: ignore[arg-type]
     assert fit.calls[1].agreement == 1.0 and fit.placed["r4.vote.p0.c7"] and fit.placed["r4.vote.p0.c1"]
-    other = measure_fit(Proto(), alignment, recounts((6,)), default_last=True)      # type: ignore[arg-type]
+    other = measure_fit(proto, alignment, recounts((6,)), default_last=True)      # type: ignore[arg-type]
     assert other.calls[1].agreement == 0.0 and not other.placed["r4.vote.p0.c7"]
