@@ -116,9 +116,20 @@ MASK_ALSO = 0.15
 # real masked faces as bare.
 WINDOW_REAL = REAL_FROM
 HEAD_REAL_KEY = HEAD_REAL_FEATURE
+# The learned head window reads its box's pixels, a hand in front of the
+# mask included; where the body window gives a hand at the face at least
+# this chance, the head window does not judge the mask (mask_unread "hand",
+# as the mesh path's hand check). Measured: fresh seed 3805 on the seats
+# `mafvar calibrate` proposed (the head 9 px lower and 13% smaller than the
+# rendered one), seat 9's night touch of its mask read mask_off 0.94-1.00 by
+# the head window in all six frames, the body window's hand at the face
+# 0.39-0.82 in them: a false peek. On the rendered calibration the same frames
+# read mask_on 0.98-0.99 beside a hand at the face of 1.0.
+HAND_FACE_DOUBT = 0.3
 MESH_FOUND = MESH_PREFIX + "found"
 MASK_STATE_NAMES = tuple(s.value for s in MASK_STATES)
 HEAD_WINDOW = "app_head_"  # the learned head window's class probabilities among the stored features
+BODY_HAND_FACE = "app_body_hand_face"   # the body window's "hand at the face" among them
 # The mask is read only on heads at least this wide (frame px, the calibrated
 # head). Measured on the TRAINING half of the real faces only
 # (scripts/eval_real_pixels.py --small-heads): 28-31 px heads read no worse
@@ -180,6 +191,18 @@ ARMS_CROSSED_CONF = 0.65
 ARMS_OPEN_CONF = 0.7
 SEAT_EMPTY_CONF = 0.55
 SHOT_CONF = 0.7
+# A curl is the raised hand with its long fingers folded: its palm (wrist to
+# middle knuckle) keeps the length it had with the fingers up (the upper
+# quartile of the fingers-up readings of the last CURL_PALM_MEMORY seconds:
+# the landmark model also shrinks some of those). A reading with a palm under
+# CURL_PALM_SHARE of that is the model losing the hand, not a curl. Measured:
+# fresh seed 3805, seat 6's hand raised over its masked head (palm 14-16 px
+# while two fingers stood) read "no finger up" in frames whose palm had
+# shrunk to 9.6-11.1 px (0.64-0.76 of it); on the seats `mafvar calibrate`
+# proposed, two such frames made a shot 1.5 s before the true one, at the
+# wrong call (a false shot_mismatch). The true curl's palm read 13.7 px (0.90).
+CURL_PALM_SHARE = 0.8
+CURL_PALM_MEMORY = 5.0
 
 
 # --- geometry helpers -------------------------------------------------------
@@ -603,7 +626,8 @@ def _mask(r: _Reading) -> None:
     A hand the seat crop's hand model found over the face the mesh found
     (`hand_covers_face`, from its eyes) takes the mesh's judgement away too
     (`hand`): the mesh's own look for a hand runs on the head window only,
-    where a fist filling it is missed.
+    where a fist filling it is missed; a hand at the face the body window
+    sees (HAND_FACE_DOUBT) takes the head window's.
     A seat whose head is narrower than `MIN_MASK_HEAD_PX` is mask_unread
     ("small") before either reader runs."""
     if expected_head(r.region)[1] < MIN_MASK_HEAD_PX:
@@ -618,7 +642,10 @@ def _mask(r: _Reading) -> None:
         _add_mask_states(r, probs)
         return
     if "head" in r.app and r.lm.features.get(HEAD_REAL_KEY, 0.0) < WINDOW_REAL:
-        _head_window_mask(r)
+        if r.app.get("body", {}).get("hand_face", 0.0) >= HAND_FACE_DOUBT:
+            r.add(Observed.MASK_UNREAD, UNREAD_CONF, "hand")
+        else:
+            _head_window_mask(r)
         return
     reason = j.reason if j is not None else "window_real"
     r.add(Observed.MASK_UNREAD, UNREAD_CONF, reason)
@@ -633,7 +660,7 @@ def head_reading(features: Mapping[str, float]) -> str | None:
     j = judge(dict(features))
     if j is not None and j.state is not None:
         return j.state
-    if features.get(HEAD_REAL_KEY, 0.0) >= WINDOW_REAL:
+    if features.get(HEAD_REAL_KEY, 0.0) >= WINDOW_REAL or features.get(BODY_HAND_FACE, 0.0) >= HAND_FACE_DOUBT:
         return None
     window = {k[len(HEAD_WINDOW):]: v for k, v in features.items() if k.startswith(HEAD_WINDOW)}
     return max(window, key=lambda c: window[c]) if window else None
@@ -790,17 +817,27 @@ def _zone_window(r: _Reading) -> None:
     r.add(Observed.FIST_ON_TABLE, good + wrong, form)
 
 
+def _palm_px(v: HandView) -> float:
+    pts = v.hand.points[:, :2]
+    return float(np.linalg.norm(pts[9] - pts[0]))
+
+
 def _shots(raised: list[tuple[float, list[HandView]]], seat: int, th: Thresholds) -> list[FrameState]:
-    """Frames where a raised hand's long fingers curl after being up."""
+    """Frames where a raised hand's long fingers curl after being up, its
+    palm as long as it was with the fingers up (CURL_PALM_SHARE)."""
     out = []
-    last_up: float | None = None
+    up_palms: list[tuple[float, float]] = []   # (t, palm px) of the frames with fingers up
     for t, views in raised:
         counts = [_long_fingers_up(v) for v in views]
         if not counts:
             continue
         if max(counts) >= 1:
-            last_up = t
-        elif last_up is not None and t - last_up <= th.shot_window:
+            up_palms.append((t, max(_palm_px(v) for v, n in zip(views, counts) if n >= 1)))
+            continue
+        if not any(t - t_up <= th.shot_window for t_up, _ in up_palms):
+            continue
+        usual = float(np.percentile([p for t_up, p in up_palms if t - t_up <= CURL_PALM_MEMORY], 75))
+        if max(_palm_px(v) for v in views) >= CURL_PALM_SHARE * usual:
             out.append(FrameState(t, seat, Observed.SHOT, SHOT_CONF))
     return out
 

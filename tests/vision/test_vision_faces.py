@@ -15,7 +15,7 @@ from vision.faces.composite import MaskLook, TableView, paint_mask, table_view
 from vision.faces.mask_read import committed_model, judge
 from vision.faces.mesh import HeadMesh
 from vision.landmarks import Model, SeatLandmarker, SeatLandmarks
-from vision.seat_states import MIN_MASK_HEAD_PX, WINDOW_REAL, classify_frames
+from vision.seat_states import HAND_FACE_DOUBT, MIN_MASK_HEAD_PX, WINDOW_REAL, classify_frames
 from vision.stills import read_mask
 
 FACE = Path(__file__).with_name("data") / "face_cc0.jpg"
@@ -75,6 +75,19 @@ def test_the_window_answers_where_the_mesh_sees_no_face_only_on_its_own_pixels()
     assert real == [(0.0, "mask_unread", "no_face")]
     # frames the mesh did not look at (a day range): the window's own domain decides
     assert masks({0.0: {**WINDOW_OFF, "head_real": 0.9}}) == [(0.0, "mask_unread", "window_real")]
+
+
+def test_a_hand_at_the_face_takes_the_learned_windows_reading_away():
+    """Fresh seed 3805 on proposed seats: a night touch of the mask read
+    "bare" by the head window while the body window gave a hand at the face
+    0.39-0.82. The window sees the hand, not the mask: cannot judge. The
+    mesh's reading is not the window's and stands."""
+    window_off = {"mesh_found": 0.0, **WINDOW_OFF, "head_real": 0.01}
+    assert masks({0.0: {**window_off, "app_body_hand_face": HAND_FACE_DOUBT / 3}}) == [(0.0, "mask_off", None)]
+    assert masks({0.0: {**window_off, "app_body_hand_face": HAND_FACE_DOUBT + 0.1}}) == \
+        [(0.0, "mask_unread", "hand")]
+    assert masks({0.0: {**SURE_ON, **WINDOW_OFF, "head_real": 0.01, "app_body_hand_face": 0.9}}) == \
+        [(0.0, "mask_on", None)]
 
 
 def test_a_head_narrower_than_the_reading_was_measured_at_is_not_judged():

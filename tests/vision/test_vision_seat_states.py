@@ -17,7 +17,7 @@ from vision.calibration import Calibration, CameraCalibration, SeatRegion
 from vision.crops import crop
 from vision.landmarks import Face, Hand, SeatLandmarks
 from vision.pixel_features import crop_features
-from vision.seat_states import body_anchor, classify_frames, mask_state, pose_owner
+from vision.seat_states import CURL_PALM_SHARE, body_anchor, classify_frames, mask_state, pose_owner
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "hands"))
 from hands_synthetic import UPRIGHT_SIDEWAYS, hand_image_landmarks  # noqa: E402
@@ -204,6 +204,28 @@ def test_raised_fingers_then_a_curl_is_a_shot():
     got = states(frames)
     assert {f.value for f in got["hand_raised"] if f.t != pytest.approx(0.6)} == {"2"}
     assert [round(f.t, 2) for f in got["shot"]] == [0.6]
+
+
+def test_a_hand_read_shrunken_is_no_curl():
+    """The same raise, but the "no finger up" frame reads the hand with its
+    palm shrunk to 0.65 of its length with the fingers up (the landmark
+    model losing a small hand, not the fingers folding): no shot. At 0.9 of
+    it (a real curl's reading) it is one."""
+    ax, ay = body_anchor(SEATS[1])
+    wrist = np.array([ax + 60, ay - 30])
+
+    def run(palm_share: float) -> dict:
+        frames = []
+        for i, n in enumerate([2, 2, 2, 0, 2, 2]):
+            h = raised_hand(wrist, n)
+            if n == 0:
+                h.points[:, :2] = wrist + (h.points[:, :2] - wrist) * palm_share
+            frames.append(frame(1, t=0.2 * i, pose=seated_pose(1, wrists=((0, 0), wrist)), hands=[h]))
+        return states(frames)
+
+    assert 0.65 < CURL_PALM_SHARE < 0.9
+    assert "shot" not in run(0.65)
+    assert [round(f.t, 2) for f in run(0.9)["shot"]] == [0.6]
 
 
 def test_hand_on_a_neighbours_zone_is_a_touch():
