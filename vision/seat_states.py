@@ -24,6 +24,7 @@ the eyes); whether that is allowed is review's business.
 """
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Mapping
 
@@ -826,17 +827,20 @@ def _shots(raised: list[tuple[float, list[HandView]]], seat: int, th: Thresholds
     """Frames where a raised hand's long fingers curl after being up, its
     palm as long as it was with the fingers up (CURL_PALM_SHARE)."""
     out = []
-    up_palms: list[tuple[float, float]] = []   # (t, palm px) of the frames with fingers up
+    memory = max(CURL_PALM_MEMORY, th.shot_window)
+    up_palms: deque[tuple[float, float]] = deque()   # (t, palm px) of the recent frames with fingers up
     for t, views in raised:
         counts = [_long_fingers_up(v) for v in views]
         if not counts:
             continue
+        while up_palms and t - up_palms[0][0] > memory:
+            up_palms.popleft()
         if max(counts) >= 1:
             up_palms.append((t, max(_palm_px(v) for v, n in zip(views, counts) if n >= 1)))
             continue
-        if not any(t - t_up <= th.shot_window for t_up, _ in up_palms):
+        if not up_palms or t - up_palms[-1][0] > th.shot_window:
             continue
-        usual = float(np.percentile([p for t_up, p in up_palms if t - t_up <= CURL_PALM_MEMORY], 75))
+        usual = float(np.percentile([p for _, p in up_palms], 75))
         if max(_palm_px(v) for v in views) >= CURL_PALM_SHARE * usual:
             out.append(FrameState(t, seat, Observed.SHOT, SHOT_CONF))
     return out
