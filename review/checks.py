@@ -199,6 +199,8 @@ def check_night_behaviour(ctx: CheckContext) -> list[Incident]:
                     continue
                 if any(_permitted(ctx, tr.seat, p, t0, t1) for p in foul.excused_by):
                     continue
+                if state is S.TOUCH and _raised_by_right(ctx, tr, t0, t1):
+                    continue
                 seats = (tr.seat,) if state is not S.TOUCH or tr.value is None else (tr.seat, int(tr.value))
                 out.append(_make(ctx, foul.type, seats, t0, t1, night, tr.confidence,
                                  {"state": tr.state, "value": tr.value}))
@@ -221,6 +223,20 @@ def check_night_behaviour(ctx: CheckContext) -> list[Incident]:
 
 # the night acts a track shows directly (a state of their evidence)
 NIGHT_ACTS = (T.PEEK, T.MASK_TOUCH, T.TOUCH_NIGHT, T.STAND_UP)
+
+
+def _raised_by_right(ctx: CheckContext, touch: Track, t0: float, t1: float) -> bool:
+    """Is a touch only the body window read (no hand of the seat reached a
+    neighbour's zone, so no touched seat is named) on a player whose arm is
+    up by right then (the mafia shooting)? The window's "touch" and "raised"
+    are both an arm out of the pose; which one it says depends on where the
+    box cuts the arm. Measured: fresh seed 3801 on the seats `mafvar
+    calibrate` proposed (seat 3's box 10 px lower than the rendered one), the
+    Don's own shot hand read "touch" 0.46-0.99 for whole stretches of both
+    shootings, alternating with "raised": 4 false night touches (on its
+    rendered calibration the same frames read "raised" 0.7-1.0). A touch a
+    hand names stays a touch."""
+    return touch.value is None and _permitted(ctx, touch.seat, Permit.RAISE_HAND, t0, t1)
 
 
 # a touch frame's least confidence to name a raised arm a reach

@@ -203,6 +203,17 @@ def test_a_reach_read_as_a_raised_arm_with_a_touch_glimpsed_is_a_night_touch():
     assert types(check([Track(2, "arm_up", 28.0, 29.4, 0.8), Track(2, "touch", 28.6, 28.6, 0.7, "3", 1)])) == []
 
 
+def test_a_shooters_arm_the_window_alone_reads_as_a_touch_is_her_raised_arm():
+    # seat 2 (mafia) during the shooting: the body window reads her raised arm
+    # as "touch", and no hand of hers reached a neighbour's zone (no seat named)
+    assert types(check([Track(2, "touch", 28.0, 29.0, 0.9)])) == []
+    # a touch her hand names stays a touch
+    assert types(check([Track(2, "touch", 28.0, 29.0, 0.9, "3")])) == [("touch_night", (2, 3))]
+    # a civilian's window-only touch during the shooting, and the mafia's after it, are touches
+    assert types(check([Track(6, "touch", 28.0, 29.0, 0.9)])) == [("touch_night", (6,))]
+    assert types(check([Track(2, "touch", 47.0, 48.0, 0.9)])) == [("touch_night", (2,))]
+
+
 def test_a_raised_arm_only_the_window_saw_beside_a_shooting_neighbour_is_not_a_false_shot():
     # seat 3 (sheriff) and seat 5 (civilian) sit beside seat 4 (mafia): seat 4's arms
     # move through their body windows (their heads lie in its box and its in theirs)
