@@ -102,3 +102,5 @@ def test_the_head_is_weighed_by_what_decides_the_mask_not_by_the_window_alone():
     assert reading({**window_on, "head_real": 0.0}, "head") == "mask_on"    # rendered-like pixels: the window
     assert reading({**window_on, "head_real": 1.0}, "head") is None         # real pixels, no mesh: cannot judge
     assert reading({"mesh_found": 0.0, **window_on, "head_real": 1.0}, "head") is None
+    # a hand at the face the body window sees: the head window reads the hand, not the mask
+    assert reading({**window_on, "head_real": 0.0, "app_body_hand_face": 0.5}, "head") is None
