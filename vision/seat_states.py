@@ -32,7 +32,7 @@ import numpy as np
 
 from vision.calibration import Box, Calibration, SeatRegion, estimated_hand_px, expected_head
 from vision.hands.classify import HandState, classify_hand, fingertip_down, upright_thumb_fist_score
-from vision.hands.fingers import INDEX, finger_direction, finger_extensions
+from vision.hands.fingers import INDEX, finger_direction, finger_extensions, palm_length
 from vision.faces.mask_read import PREFIX as MESH_PREFIX, MaskJudgement, hand_covers_face, judge
 from vision.faces.window_domain import FEATURE as HEAD_REAL_FEATURE, REAL_FROM
 from vision.hands.forms import committed_form_model, hands_form_probabilities
@@ -643,13 +643,20 @@ def _mask(r: _Reading) -> None:
         _add_mask_states(r, probs)
         return
     if "head" in r.app and r.lm.features.get(HEAD_REAL_KEY, 0.0) < WINDOW_REAL:
-        if r.app.get("body", {}).get("hand_face", 0.0) >= HAND_FACE_DOUBT:
+        if _hand_before_window(r.lm.features):
             r.add(Observed.MASK_UNREAD, UNREAD_CONF, "hand")
         else:
             _head_window_mask(r)
         return
     reason = j.reason if j is not None else "window_real"
     r.add(Observed.MASK_UNREAD, UNREAD_CONF, reason)
+
+
+def _hand_before_window(features: Mapping[str, float]) -> bool:
+    """Does the body window see a hand at the face (HAND_FACE_DOUBT), so the
+    head window's pixels may be the hand's? One rule for `_mask` and
+    `head_reading`."""
+    return features.get(BODY_HAND_FACE, 0.0) >= HAND_FACE_DOUBT
 
 
 def head_reading(features: Mapping[str, float]) -> str | None:
@@ -661,7 +668,7 @@ def head_reading(features: Mapping[str, float]) -> str | None:
     j = judge(dict(features))
     if j is not None and j.state is not None:
         return j.state
-    if features.get(HEAD_REAL_KEY, 0.0) >= WINDOW_REAL or features.get(BODY_HAND_FACE, 0.0) >= HAND_FACE_DOUBT:
+    if features.get(HEAD_REAL_KEY, 0.0) >= WINDOW_REAL or _hand_before_window(features):
         return None
     window = {k[len(HEAD_WINDOW):]: v for k, v in features.items() if k.startswith(HEAD_WINDOW)}
     return max(window, key=lambda c: window[c]) if window else None
@@ -818,11 +825,6 @@ def _zone_window(r: _Reading) -> None:
     r.add(Observed.FIST_ON_TABLE, good + wrong, form)
 
 
-def _palm_px(v: HandView) -> float:
-    pts = v.hand.points[:, :2]
-    return float(np.linalg.norm(pts[9] - pts[0]))
-
-
 def _shots(raised: list[tuple[float, list[HandView]]], seat: int, th: Thresholds) -> list[FrameState]:
     """Frames where a raised hand's long fingers curl after being up, its
     palm as long as it was with the fingers up (CURL_PALM_SHARE)."""
@@ -836,12 +838,12 @@ def _shots(raised: list[tuple[float, list[HandView]]], seat: int, th: Thresholds
         while up_palms and t - up_palms[0][0] > memory:
             up_palms.popleft()
         if max(counts) >= 1:
-            up_palms.append((t, max(_palm_px(v) for v, n in zip(views, counts) if n >= 1)))
+            up_palms.append((t, max(palm_length(v.hand.points) for v, n in zip(views, counts) if n >= 1)))
             continue
         if not up_palms or t - up_palms[-1][0] > th.shot_window:
             continue
         usual = float(np.percentile([p for _, p in up_palms], 75))
-        if max(_palm_px(v) for v in views) >= CURL_PALM_SHARE * usual:
+        if max(palm_length(v.hand.points) for v in views) >= CURL_PALM_SHARE * usual:
             out.append(FrameState(t, seat, Observed.SHOT, SHOT_CONF))
     return out
 
