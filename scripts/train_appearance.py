@@ -2,7 +2,7 @@
 
     .venv/bin/python scripts/train_appearance.py [--seeds 101-112] [--step 0.7]
         [--workers 2] [--data /tmp/appearance.npz] [--out vision/models/appearance.json]
-        [--rare-frames 6] [--fine-tune]
+        [--rare-frames 6] [--fine-tune] [--moved-copies 2 --moved-share 0.15]
 
 Renders frames of synth games made from the given seeds (never seed 7, the
 committed sample, which stays the held-out test), with varied cameras and
@@ -18,6 +18,11 @@ Frames within 0.3 s of a truth boundary are skipped (the actor is between
 poses). Prints accuracy per window on held-out seeds (the last quarter of
 the seeds), then trains on all seeds and writes the models. The rendered
 descriptors are cached in --data, so re-training is seconds.
+
+--moved-copies K adds, per window and frame, K descriptors cut from the box
+moved and scaled at random by up to --moved-share of its size: a calibration
+a little off (a proposal, a hand-drawn box) reads like the exact one
+(docs/vision.md "Boxes a little off"; scripts/eval_window_shift.py measures it).
 
 --fine-tune trains the model at --out further on the random-world seeds
 given (4000-4099, rendered under --conditions random), the other seeds
@@ -184,8 +189,17 @@ def _times(truth: dict, step: float, rng: np.random.Generator, focus: bool = Fal
     return sorted(round(float(t), 3) for t in ts)
 
 
-def _render_game(args: tuple[int, float, int]) -> dict:
-    seed, step, rare = args
+def moved_box(box, rng: np.random.Generator, share: float):
+    """The window box moved by up to `share` of its width and height and
+    scaled by up to `share` either way: where a calibration a little off
+    (a proposal, a hand-drawn box, a camera nudged) puts the window."""
+    from vision.window_samples import shifted
+    dx, dy, k = rng.uniform(-share, share, 3)
+    return shifted(box, float(dx), float(dy), 1.0 + float(k))
+
+
+def _render_game(args: tuple[int, float, int, float, int]) -> dict:
+    seed, step, rare, share, copies = args
     import cv2
     from sample_videos.director.script import build_scripts
     from sample_videos.render.renderer import render_frame
@@ -203,8 +217,12 @@ def _render_game(args: tuple[int, float, int]) -> dict:
     for s in truth["seat_states"]:
         segs.setdefault((s["seat"], s["layer"]), []).append(s)
     rng = np.random.default_rng(seed)
+    # its own generator: the frames and their compression stay those of a run without moved boxes
+    moved_rng = np.random.default_rng([seed, 1])
     out = {k: [] for k in WINDOWS}
     labels = {k: [] for k in WINDOWS}
+    moved = {k: [] for k in WINDOWS}
+    moved_labels = {k: [] for k in WINDOWS}
     for t in _times(truth, step, rng, focus=_focus(seed), rare=rare):
         frame = render_frame(scene, scripts, t)
         ok, buf = cv2.imencode(".jpg", frame[..., ::-1], [cv2.IMWRITE_JPEG_QUALITY, _jpeg_quality(opts, rng)])
@@ -223,24 +241,33 @@ def _render_game(args: tuple[int, float, int]) -> dict:
                 if lab[kind] is None or kind in hidden:
                     continue
                 from vision.appearance import PATCH
-                out[kind].append(describe(patch(crop, window_box(kind, region), PATCH[kind])))
+                box = window_box(kind, region)
+                out[kind].append(describe(patch(crop, box, PATCH[kind])))
                 labels[kind].append(lab[kind])
+                for _ in range(copies):
+                    moved[kind].append(describe(patch(crop, moved_box(box, moved_rng, share), PATCH[kind])))
+                    moved_labels[kind].append(lab[kind])
     return {"seed": seed, "x": {k: np.array(v, np.float32) for k, v in out.items()},
-            "y": {k: np.array(v) for k, v in labels.items()}}
+            "y": {k: np.array(v) for k, v in labels.items()},
+            "moved": {"share": share, "copies": copies,
+                      "x": {k: np.array(v, np.float32) for k, v in moved.items()},
+                      "y": {k: np.array(v) for k, v in moved_labels.items()}}}
 
 
-def render_data(seeds: list[int], step: float, workers: int, path: Path, rare: int = 6) -> dict:
+def render_data(seeds: list[int], step: float, workers: int, path: Path, rare: int = 6,
+                share: float = 0.0, copies: int = 0) -> dict:
     import multiprocessing as mp
     have: dict = {}
     if path.exists():
         z = np.load(path, allow_pickle=True)
         have = z["games"].item()
-    todo = [s for s in seeds if s not in have]
+    todo = [s for s in seeds if s not in have or
+            (copies and (have[s].get("moved") or {}).get("copies", 0) < copies)]
     started = time.perf_counter()
     if todo:
         pool = mp.get_context("spawn").Pool(workers) if workers > 1 and len(todo) > 1 else None
-        it = pool.imap_unordered(_render_game, [(s, step, rare) for s in todo]) if pool else \
-            map(_render_game, [(s, step, rare) for s in todo])
+        it = pool.imap_unordered(_render_game, [(s, step, rare, share, copies) for s in todo]) if pool else \
+            map(_render_game, [(s, step, rare, share, copies) for s in todo])
         for res in it:
             have[res["seed"]] = res
             np.savez(path, games=np.array(have, dtype=object))
@@ -252,14 +279,18 @@ def render_data(seeds: list[int], step: float, workers: int, path: Path, rare: i
     return {s: have[s] for s in seeds}
 
 
-def _stack(games: list[dict], kind: str) -> tuple[np.ndarray, np.ndarray]:
-    xs = [g["x"][kind] for g in games if len(g["y"][kind])]
-    ys = [g["y"][kind] for g in games if len(g["y"][kind])]
-    return np.concatenate(xs), np.concatenate(ys)
+def _stack(games: list[dict], kind: str, moved: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """A window's descriptors and labels over the games; with `moved`, the
+    copies cut from moved boxes too (or only those: moved="only")."""
+    parts = [] if moved == "only" else [(g["x"][kind], g["y"][kind]) for g in games]
+    if moved:
+        parts += [(g["moved"]["x"][kind], g["moved"]["y"][kind]) for g in games if g.get("moved")]
+    parts = [(x, y) for x, y in parts if len(y)]
+    return np.concatenate([x for x, _ in parts]), np.concatenate([y for _, y in parts])
 
 
-def _score(model, games: list[dict], kind: str) -> dict:
-    xt, yt = _stack(games, kind)
+def _score(model, games: list[dict], kind: str, moved: bool | str = False) -> dict:
+    xt, yt = _stack(games, kind, moved)
     pred = np.array(model.classes)[model.proba(xt).argmax(axis=1)]
     conf = Counter(zip(yt.tolist(), pred.tolist()))
     recall = {c: round(float((pred[yt == c] == c).mean()), 4) for c in sorted(set(yt.tolist()))}
@@ -292,22 +323,36 @@ def main(argv=None) -> int:
     ap.add_argument("--world-classes", default="",
                     help="with --fine-tune: learn only these classes from the random worlds (comma-separated; "
                          "the others stay as the model's own world taught them)")
+    ap.add_argument("--moved-copies", type=int, default=0,
+                    help="per window and frame, this many more descriptors cut from a box moved and scaled by up "
+                         "to --moved-share (trained on; held-out figures printed for them apart)")
+    ap.add_argument("--moved-share", type=float, default=0.15,
+                    help="how far a moved box goes: this share of the window's width and height, and of its size")
     ap.add_argument("--per-class", type=int, default=150,
                     help="with --replay-sample: at most this many descriptors per window and class")
     args = ap.parse_args(argv)
     seeds = _seeds(args.seeds)
     focus = _seeds(args.focus_seeds) if args.focus_seeds else []
     if args.replay_sample is not None:
-        data = render_data(seeds + focus, args.step, args.workers, args.data, args.rare_frames)
+        data = render_data(seeds + focus, args.step, args.workers, args.data, args.rare_frames,
+                           args.moved_share, args.moved_copies)
         from vision.replay import write_replay_sample
-        counts = write_replay_sample(args.replay_sample, [data[s] for s in seeds + focus],
-                                     args.per_class, {"seeds": seeds, "focus_seeds": focus, "step": args.step})
+        moved = bool(args.moved_copies)
+        games = [{"x": {k: _stack([data[s]], k, moved)[0] if len(data[s]["y"][k]) else data[s]["x"][k]
+                        for k in WINDOWS},
+                  "y": {k: _stack([data[s]], k, moved)[1] if len(data[s]["y"][k]) else data[s]["y"][k]
+                        for k in WINDOWS}} for s in seeds + focus]
+        counts = write_replay_sample(args.replay_sample, games, args.per_class,
+                                     {"seeds": seeds, "focus_seeds": focus, "step": args.step,
+                                      **({"moved_boxes": {"copies": args.moved_copies, "share": args.moved_share}}
+                                         if moved else {})})
         print(f"wrote {args.replay_sample}: {counts} (seeds {seeds}, focus seeds {focus})")
         return 0
     kinds = [k for k in args.windows.split(",") if k]
     if set(kinds) - set(WINDOWS):
         raise SystemExit(f"--windows: one of {WINDOWS}")
-    data = render_data(seeds + focus, args.step, args.workers, args.data, args.rare_frames)
+    data = render_data(seeds + focus, args.step, args.workers, args.data, args.rare_frames,
+                       args.moved_share, args.moved_copies)
     if args.fine_tune:
         return fine_tune_on_world(args, kinds, seeds, focus, data)
     whole_held, focus_held = _held_out(seeds, focus)
@@ -321,13 +366,16 @@ def main(argv=None) -> int:
     before = load_models(args.out) if args.out.exists() else {}
     models = {k: m for k, m in before.items() if k not in kinds}
     report = {k: v for k, v in old.get("held_out", {}).items() if k not in kinds}
+    moved = bool(args.moved_copies)
     for kind in kinds:
-        x, y = _stack(train, kind)
+        x, y = _stack(train, kind, moved)
         classes = tuple(sorted(set(y)))
         m = fit(x, y, classes, hidden=args.hidden, epochs=args.epochs)
         report[kind] = _score(m, test, kind)
         if focus_test:
             report[kind]["focus_held_out"] = _score(m, focus_test, kind)
+        if moved:
+            report[kind]["moved_held_out"] = _score(m, test + focus_test, kind, "only")
         print(f"{kind}: held-out accuracy {report[kind]['held_out_accuracy']:.4f} on "
               f"{report[kind]['held_out_samples']} samples (seeds {[g['seed'] for g in test]}); "
               f"trained on {len(y)} ({dict(Counter(y.tolist()))})")
@@ -335,6 +383,10 @@ def main(argv=None) -> int:
         if focus_test:
             f = report[kind]["focus_held_out"]
             print(f"    held-out focus games {[g['seed'] for g in focus_test]}: accuracy "
+                  f"{f['held_out_accuracy']:.4f} on {f['held_out_samples']}, recall {f['recall']}")
+        if moved:
+            f = report[kind]["moved_held_out"]
+            print(f"    held-out games, boxes moved by up to {args.moved_share:.2f}: accuracy "
                   f"{f['held_out_accuracy']:.4f} on {f['held_out_samples']}, recall {f['recall']}")
         for k, n in report[kind]["confusion"].items():
             print(f"    {k}: {n}")
@@ -345,14 +397,20 @@ def main(argv=None) -> int:
             print(f"    replaced model: accuracy {b['held_out_accuracy']:.4f}, recall {b['recall']}"
                   + (f"; focus games {fb['held_out_accuracy']:.4f}, recall {fb['recall']}" if fb else ""))
             report[kind]["replaced_model"] = {"whole_games": b, "focus_games": fb}
-        xa, ya = _stack(everything, kind)
+            if moved:
+                bm = _score(before[kind], test + focus_test, kind, "only")
+                print(f"    replaced model, boxes moved: accuracy {bm['held_out_accuracy']:.4f}, recall {bm['recall']}")
+                report[kind]["replaced_model"]["moved"] = bm
+        xa, ya = _stack(everything, kind, moved)
         models[kind] = fit(xa, ya, tuple(sorted(set(ya))), hidden=args.hidden, epochs=args.epochs)
     trained = dict(old.get("trained_on", {}))
     if "seeds" in trained:   # one record for every window (the first format): one per window
         trained = {k: dict(trained) for k in WINDOWS}
     for kind in kinds:
         trained[kind] = {"seeds": seeds, "focus_seeds": focus, "step": args.step,
-                         "hidden": args.hidden, "epochs": args.epochs}
+                         "hidden": args.hidden, "epochs": args.epochs,
+                         **({"moved_boxes": {"copies": args.moved_copies, "share": args.moved_share}}
+                            if moved else {})}
     save_models({k: models[k] for k in WINDOWS if k in models}, args.out,
                 {"trained_on": trained, "held_out": report})
     print(f"wrote {args.out}")

@@ -120,3 +120,26 @@ def test_world_classes_limit_what_the_random_worlds_teach(ta, tmp_path, monkeypa
     # the lifted masks of the random world were not taught when left out; the other two were
     assert read["mask_on,mask_off"][0] < read[""][0] - 0.2
     assert read["mask_on,mask_off"][1] > 0.8
+
+
+def test_moved_boxes_stay_within_their_share_and_are_stacked_apart(ta):
+    """--moved-copies: every moved box lies within the share of the window's
+    size and position, and the moved descriptors join the training rows (or
+    stand alone for the held-out figure) without replacing the exact ones."""
+    rng = np.random.default_rng(0)
+    box = (100.0, 200.0, 160.0, 280.0)
+    for _ in range(200):
+        x0, y0, x1, y1 = ta.moved_box(box, rng, 0.15)
+        w, h = x1 - x0, y1 - y0
+        assert 0.85 * 60 - 1e-9 <= w <= 1.15 * 60 + 1e-9 and abs(w / 60 - h / 80) < 1e-9
+        assert abs((x0 + x1) / 2 - 130) <= 0.15 * 60 + 1e-9 and abs((y0 + y1) / 2 - 240) <= 0.15 * 80 + 1e-9
+    g = _game(101, 0.0, n=50)
+    g["moved"] = {"share": 0.15, "copies": 2,
+                  "x": {k: np.repeat(v, 2, axis=0) + 0.5 for k, v in g["x"].items()},
+                  "y": {k: np.repeat(v, 2) for k, v in g["y"].items()}}
+    x, y = ta._stack([g], "head")
+    assert len(x) == 50
+    x, y = ta._stack([g], "head", True)
+    assert len(x) == 150 and np.array_equal(x[:50], g["x"]["head"])
+    x, y = ta._stack([g], "head", "only")
+    assert len(x) == 100 and np.allclose(x, np.repeat(g["x"]["head"], 2, axis=0) + 0.5)
