@@ -105,8 +105,11 @@ def grid_html(labels: Sequence[str], rows: Sequence[dict[str, CellView]]) -> str
             border = "3px solid #1f77b4" if c.verified else "1px solid #ddd"
             cells.append(f'<td style="background:{COLOURS[c.state]};border:{border};padding:4px;'
                          f'vertical-align:top;font-size:0.8rem">{inner}</td>')
-        body.append(f'<tr><th style="text-align:left;padding:4px;white-space:nowrap">'
-                    f'{html.escape(label)}</th>{"".join(cells)}</tr>')
+        # the label wraps inside its fixed column: unwrapped, a revote's label ran
+        # into seat 1's cell; its clock time stays on one line
+        text = html.escape(label).replace(" @ ", "<br>@&nbsp;")
+        body.append(f'<tr><th style="text-align:left;padding:4px;vertical-align:top">{text}</th>'
+                    f'{"".join(cells)}</tr>')
     return ('<table style="border-collapse:collapse;width:100%;table-layout:fixed">'
             f'<tr><th style="width:11rem">call \\ seat</th>{head}</tr>{"".join(body)}</table>')
 

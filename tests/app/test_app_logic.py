@@ -268,3 +268,14 @@ def test_vote_cell_says_frame_timed_edges_against_thank_you():
     assert cell(call, 4).state == "void"
     assert "lifted -0.23 s from “thank you”" in cell(call, 6).text
     assert "thank you" not in cell(call, 7).text
+
+
+def test_vote_grid_row_labels_wrap_in_their_column_with_the_clock_kept_whole():
+    """A revote's label is longer than its fixed column: it wraps (it ran into
+    seat 1's cell), escaped, its clock time on one line."""
+    from app.vote_grid import SEATS, CellView, grid_html
+    row = {str(s): CellView("", "empty") for s in SEATS}
+    out = grid_html(["revote against 9 (pass 2) @ 1:12.7", "<b> @ 0:05.0"], [row, row])
+    assert "nowrap" not in out
+    assert "revote against 9 (pass 2)<br>@&nbsp;1:12.7</th>" in out
+    assert "&lt;b&gt;<br>@&nbsp;0:05.0" in out
