@@ -29,11 +29,12 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from train_appearance import BODY_CLASS, _hidden, _params_at, _state_at  # noqa: E402
+from train_appearance import segments, window_labels  # noqa: E402
 from vision.appearance import MODEL_PATH, PATCH, describe, load_models, patch, window_box  # noqa: E402
 from vision.calibration import load_calibration  # noqa: E402
 from vision.crops import seat_crop  # noqa: E402
 from vision.video import open_video  # noqa: E402
+from vision.window_samples import shifted  # noqa: E402
 
 RARE = ("mask_lifted", "hand_raised", "standing", "show_fingers", "shot", "touch_neighbour", "hand_to_mask",
         "vote_fist")
@@ -46,19 +47,6 @@ def trained_seeds(path: Path) -> set[int]:
             for key in ("seeds", "focus_seeds") for s in w.get(key) or ()}
 
 
-def labels_at(truth: dict, segs: dict, seat: int, t: float) -> dict[str, str | None]:
-    body = _state_at(segs.get((seat, "body"), []), t)
-    mask = _state_at(segs.get((seat, "mask"), []), t)
-    form = _params_at(segs.get((seat, "body"), []), t).get("form")
-    lab = {"head": mask if body != "absent" else None,
-           "zone": None if body is None else ("none" if body != "vote_fist" else
-                                              "vote" if form in ("thumb_up", "fist", None) else "wrong"),
-           "body": BODY_CLASS.get(body)}
-    for kind in _hidden(truth, seat, t):
-        lab[kind] = None
-    return lab
-
-
 def sample_times(truth: dict, step: float, rare: int) -> list[float]:
     rng = np.random.default_rng(1)
     ts = list(np.arange(0.5, truth["duration"] - 0.5, step))
@@ -68,28 +56,22 @@ def sample_times(truth: dict, step: float, rare: int) -> list[float]:
     return sorted(round(float(t), 3) for t in ts)
 
 
-def moved(box, dx: float, dy: float, share: float):
-    w, h = box[2] - box[0], box[3] - box[1]
-    return (box[0] + dx * share * w, box[1] + dy * share * h, box[2] + dx * share * w, box[3] + dy * share * h)
-
-
 def read_game(game: Path, model_sets: dict[str, dict], shares: list[float], step: float, rare: int) -> dict:
     """model name -> window -> share -> [(truth, reading)]"""
     truth = json.loads((game / "truth.json").read_text())
     cam = load_calibration(game / "calibration.json").camera("cam1")
-    segs: dict = {}
-    for s in truth["seat_states"]:
-        segs.setdefault((s["seat"], s["layer"]), []).append(s)
+    segs = segments(truth)
     out: dict = {name: defaultdict(lambda: defaultdict(list)) for name in model_sets}
     for fr in open_video(game / "video.mp4").read_at(sample_times(truth, step, rare)):
         for seat, region in cam.seats.items():
             crop = seat_crop(fr.image, region)
-            lab = labels_at(truth, segs, seat, fr.t)
+            lab = window_labels(truth, segs, seat, fr.t)
             for kind in PATCH:
                 if lab[kind] is None:
                     continue
                 box = window_box(kind, region)
-                boxes = [(0.0, box)] + [(s, moved(box, dx, dy, s)) for s in shares if s > 0 for dx, dy in DIRECTIONS]
+                boxes = [(0.0, box)] + [(s, shifted(box, dx * s, dy * s, 1.0))
+                                        for s in shares if s > 0 for dx, dy in DIRECTIONS]
                 x = np.stack([describe(patch(crop, b, PATCH[kind])) for _, b in boxes])
                 for name, models in model_sets.items():
                     m = models[kind]
@@ -121,15 +103,14 @@ def main(argv=None) -> int:
     # named by file name, or by whole path where two share one
     files = {(p.name if len({q.name for q in paths}) == len(paths) else str(p)): p for p in paths}
     seen = set().union(*(trained_seeds(p) for p in files.values()))
-    for g in args.games:
-        seed = json.loads((g / "truth.json").read_text()).get("seed")
+    game_seeds = {g: json.loads((g / "truth.json").read_text()).get("seed") for g in args.games}
+    for g, seed in game_seeds.items():
         if seed in seen:
             raise SystemExit(f"{g}: seed {seed} was trained on by one of the models: not an evaluation game")
     for n, p in files.items():
         seeds = sorted(trained_seeds(p))
         print(f"model {n}: trained on {len(seeds)} seeds ({', '.join(map(str, seeds))})")
-    print("games: " + ", ".join(f"{g} (seed {json.loads((g / 'truth.json').read_text()).get('seed')})"
-                                for g in args.games))
+    print("games: " + ", ".join(f"{g} (seed {seed})" for g, seed in game_seeds.items()))
     model_sets = {n: load_models(p) for n, p in files.items()}
     acc: dict = {n: defaultdict(lambda: defaultdict(list)) for n in files}
     for g in args.games:

@@ -166,6 +166,29 @@ def _params_at(segs: list[dict], t: float) -> dict:
     return {}
 
 
+def segments(truth: dict) -> dict[tuple[int, str], list[dict]]:
+    """The truth's seat states by (seat, layer)."""
+    segs: dict = {}
+    for s in truth["seat_states"]:
+        segs.setdefault((s["seat"], s["layer"]), []).append(s)
+    return segs
+
+
+def window_labels(truth: dict, segs: dict, seat: int, t: float) -> dict[str, str | None]:
+    """Each window's class for the seat at time t from the truth; None where
+    it is not labelled (between poses, or the seat hidden there)."""
+    body = _state_at(segs.get((seat, "body"), []), t)
+    mask = _state_at(segs.get((seat, "mask"), []), t)
+    form = _params_at(segs.get((seat, "body"), []), t).get("form")
+    lab = {"head": mask if body != "absent" else None,
+           "zone": None if body is None else ("none" if body != "vote_fist" else
+                                              "vote" if form in ("thumb_up", "fist", None) else "wrong"),
+           "body": BODY_CLASS.get(body)}
+    for kind in _hidden(truth, seat, t):
+        lab[kind] = None
+    return lab
+
+
 def _times(truth: dict, step: float, rng: np.random.Generator, focus: bool = False,
            rare: int = 6) -> list[float]:
     """A regular pass plus `rare` extra frames inside each rare state (half as
@@ -213,9 +236,7 @@ def _render_game(args: tuple[int, float, int, float, int]) -> dict:
     cal = Calibration.from_json(calibration(scene, opts)).camera("cam1")
     scripts = build_scripts(game.plan)
     truth = game.truth
-    segs: dict = {}
-    for s in truth["seat_states"]:
-        segs.setdefault((s["seat"], s["layer"]), []).append(s)
+    segs = segments(truth)
     rng = np.random.default_rng(seed)
     # its own generator: the frames and their compression stay those of a run without moved boxes
     moved_rng = np.random.default_rng([seed, 1])
@@ -229,16 +250,9 @@ def _render_game(args: tuple[int, float, int, float, int]) -> dict:
         frame = np.ascontiguousarray(cv2.imdecode(buf, cv2.IMREAD_COLOR)[..., ::-1])
         for seat, region in cal.seats.items():
             crop = seat_crop(frame, region)
-            body = _state_at(segs.get((seat, "body"), []), t)
-            mask = _state_at(segs.get((seat, "mask"), []), t)
-            form = _params_at(segs.get((seat, "body"), []), t).get("form")
-            lab = {"head": mask if body != "absent" else None,
-                   "zone": None if body is None else ("none" if body != "vote_fist" else
-                                                      "vote" if form in ("thumb_up", "fist", None) else "wrong"),
-                   "body": BODY_CLASS.get(body)}
-            hidden = _hidden(truth, seat, t)
+            lab = window_labels(truth, segs, seat, t)
             for kind in WINDOWS:
-                if lab[kind] is None or kind in hidden:
+                if lab[kind] is None:
                     continue
                 from vision.appearance import PATCH
                 box = window_box(kind, region)
@@ -279,7 +293,7 @@ def render_data(seeds: list[int], step: float, workers: int, path: Path, rare: i
     return {s: have[s] for s in seeds}
 
 
-def _stack(games: list[dict], kind: str, moved: bool = False) -> tuple[np.ndarray, np.ndarray]:
+def _stack(games: list[dict], kind: str, moved: bool | str = False) -> tuple[np.ndarray, np.ndarray]:
     """A window's descriptors and labels over the games; with `moved`, the
     copies cut from moved boxes too (or only those: moved="only")."""
     parts = [] if moved == "only" else [(g["x"][kind], g["y"][kind]) for g in games]
@@ -287,6 +301,19 @@ def _stack(games: list[dict], kind: str, moved: bool = False) -> tuple[np.ndarra
         parts += [(g["moved"]["x"][kind], g["moved"]["y"][kind]) for g in games if g.get("moved")]
     parts = [(x, y) for x, y in parts if len(y)]
     return np.concatenate([x for x, _ in parts]), np.concatenate([y for _, y in parts])
+
+
+def _with_moved(game: dict, moved: bool) -> dict:
+    """One game's rows as `{"x": {window: ...}, "y": {window: ...}}`, the moved copies among them."""
+    out: dict = {"x": {}, "y": {}}
+    for k in WINDOWS:
+        out["x"][k], out["y"][k] = _stack([game], k, moved) if len(game["y"][k]) else (game["x"][k], game["y"][k])
+    return out
+
+
+def _moved_meta(args) -> dict:
+    """What a written file records of the moved boxes (nothing without them)."""
+    return {"moved_boxes": {"copies": args.moved_copies, "share": args.moved_share}} if args.moved_copies else {}
 
 
 def _score(model, games: list[dict], kind: str, moved: bool | str = False) -> dict:
@@ -337,15 +364,9 @@ def main(argv=None) -> int:
         data = render_data(seeds + focus, args.step, args.workers, args.data, args.rare_frames,
                            args.moved_share, args.moved_copies)
         from vision.replay import write_replay_sample
-        moved = bool(args.moved_copies)
-        games = [{"x": {k: _stack([data[s]], k, moved)[0] if len(data[s]["y"][k]) else data[s]["x"][k]
-                        for k in WINDOWS},
-                  "y": {k: _stack([data[s]], k, moved)[1] if len(data[s]["y"][k]) else data[s]["y"][k]
-                        for k in WINDOWS}} for s in seeds + focus]
+        games = [_with_moved(data[s], bool(args.moved_copies)) for s in seeds + focus]
         counts = write_replay_sample(args.replay_sample, games, args.per_class,
-                                     {"seeds": seeds, "focus_seeds": focus, "step": args.step,
-                                      **({"moved_boxes": {"copies": args.moved_copies, "share": args.moved_share}}
-                                         if moved else {})})
+                                     {"seeds": seeds, "focus_seeds": focus, "step": args.step, **_moved_meta(args)})
         print(f"wrote {args.replay_sample}: {counts} (seeds {seeds}, focus seeds {focus})")
         return 0
     kinds = [k for k in args.windows.split(",") if k]
@@ -408,9 +429,7 @@ def main(argv=None) -> int:
         trained = {k: dict(trained) for k in WINDOWS}
     for kind in kinds:
         trained[kind] = {"seeds": seeds, "focus_seeds": focus, "step": args.step,
-                         "hidden": args.hidden, "epochs": args.epochs,
-                         **({"moved_boxes": {"copies": args.moved_copies, "share": args.moved_share}}
-                            if moved else {})}
+                         "hidden": args.hidden, "epochs": args.epochs, **_moved_meta(args)}
     save_models({k: models[k] for k in WINDOWS if k in models}, args.out,
                 {"trained_on": trained, "held_out": report})
     print(f"wrote {args.out}")

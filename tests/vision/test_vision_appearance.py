@@ -121,7 +121,6 @@ def test_committed_models_read_the_held_out_sample_masks_and_votes():
     assert sum(best(voting, s, "zone")[1]["vote"] < 0.5 for s in quiet) >= len(quiet) - 1
 
 
-
 # how far a proposed calibration's windows lie from the rendered truth's (session 46:
 # table zones a twentieth of their window off, the worst 0.1; heads twice that)
 MOVED = 0.1
