@@ -446,7 +446,7 @@ def seat_landmarks(image: np.ndarray, t: float, seat: int, region, landmarker: S
         # A vote fist is ~35 px in a 720p frame: on the whole-seat crop the palm
         # detector finds it in ~40% of frames, on a crop of the table zone in
         # ~87% (measured by the renderer's detection script). Not gated by the
-        # zone window (vote_seen): trained on rendered hands, it misses a third
+        # zone window: trained on rendered hands, it misses a third
         # of real thumb-up fists laid into rendered zones (scripts/eval_real_hands.py);
         # the motion gate still carries a still zone.
         zc = crop_box(image, expand(region.table_zone, ZONE_MARGIN, size), ZONE_SIDE)
@@ -578,13 +578,6 @@ def mesh_needed(app: dict[str, float]) -> bool:
     if not head or HEAD_REAL not in app or app[HEAD_REAL] >= REAL_FROM:
         return True
     return max(head) < MESH_GATE
-
-
-def vote_seen(app: dict[str, float]) -> bool:
-    """Might a vote stand in the zone (zone window)? Open without one."""
-    if "app_zone_vote" not in app:
-        return True
-    return app["app_zone_vote"] + app.get("app_zone_wrong", 0.0) >= GATE
 
 
 def merge_hands(first: list, second: list) -> list:
