@@ -6,6 +6,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from app.analysis_state import analysis_summary
 from app.game import (GameLoadError, find_games, load_game, read_analysis_warnings, read_record_fit, read_stakes,
                       roots_from_env)
 from app.ui import PAGE_FILES, current_game_dir, open_game
@@ -17,8 +18,15 @@ from review.progress import ProgressReport, format_duration
 from review.workspace import is_game_dir
 
 FINISHED_KEY = "analysis_finished"      # {"game", "wall_s"} of the run this session just finished
+CREATED_KEY = "game_created"            # the folder the form just created, said once after the rerun
 
 st.title("Games")
+# the game the form below created on the run before this one
+created_now = st.session_state.pop(CREATED_KEY, None)
+if created_now:
+    st.success(f"Created {created_now}. Next: propose the seats from the recording on the Calibration "
+               f"page, then run the analysis here.")
+    st.page_link(PAGE_FILES["calibration"], label="Calibrate the seats", icon=":material/crop_free:")
 
 # -- open --------------------------------------------------------------------------------
 roots = roots_from_env()
@@ -31,6 +39,10 @@ with col_list:
         if st.button("Open selected game", key="open_selected", type="primary"):
             open_game(choice)
             st.rerun()
+    elif roots:
+        # the folder the app was started on, still empty: say so, not that none was given
+        st.info("No game yet in " + ", ".join(f"`{r}`" for r in roots)
+                + ". Create one below from a recording and its protocol, or open a game folder by its path.")
     else:
         st.info("No game folders were given at start-up (`mafvar review GAME_DIR...`). "
                 "Open one by its path.")
@@ -65,10 +77,10 @@ if path:
         c2.metric("Vote calls recounted", len(game.recount.calls) if game.recount else 0)
         c3.metric("Video", "present" if state.videos else "missing")
         c4.metric("Calibration", "present" if state.has_calibration else "missing")
-        steps = " · ".join(f"{':green[:material/check_circle:]' if ok else ':gray[:material/radio_button_unchecked:]'} {step}"
-                           for step, ok in state.steps.items())
-        st.markdown(f"**Analysis**: {'complete' if state.analysed else 'next step: ' + str(state.next_step)}"
-                    f"  \n{steps}")
+        said, rows = analysis_summary(state.steps)
+        steps = " · ".join(f"{':green[:material/check_circle:]' if ok else ':gray[:material/radio_button_unchecked:]'} {label}"
+                           for label, ok in rows)
+        st.markdown(f"**Analysis**: {said}  \n{steps}")
 
         fit = read_record_fit(game.ws)
         if fit is not None:
@@ -160,6 +172,6 @@ if submitted:
             st.error(f"Could not create the game folder: {exc}")
         else:
             open_game(created)
-            st.success(f"Created {created}. Next: propose the seats from the recording on the Calibration "
-                       f"page, then run the analysis here.")
-            st.page_link(PAGE_FILES["calibration"], label="Calibrate the seats", icon=":material/crop_free:")
+            # once more from the top: the new game is then listed and shown as open above
+            st.session_state[CREATED_KEY] = str(created)
+            st.rerun()

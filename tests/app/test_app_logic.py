@@ -279,3 +279,16 @@ def test_vote_grid_row_labels_wrap_in_their_column_with_the_clock_kept_whole():
     assert "nowrap" not in out
     assert "revote against 9 (pass 2)<br>@&nbsp;1:12.7</th>" in out
     assert "&lt;b&gt;<br>@&nbsp;0:05.0" in out
+
+
+def test_the_analysis_state_reads_in_a_judges_words():
+    from app.analysis_state import analysis_summary
+    from review.workspace import ANALYSIS_STEPS
+    said, rows = analysis_summary({})
+    assert said == "not run yet" and not any(ok for _, ok in rows)
+    # no pipeline identifier reaches the page
+    assert not any("_" in label for label, _ in rows) and len(rows) == len(ANALYSIS_STEPS)
+    said, rows = analysis_summary({"calibration_check": True, "extract": True, "extract_refine": True})
+    assert said.startswith("stopped after \u201cvideo read\u201d") and [ok for _, ok in rows][:3] == [True, True, False]
+    said, _ = analysis_summary({step: True for step in ANALYSIS_STEPS})
+    assert said == "complete"

@@ -66,6 +66,22 @@ def test_games_page_shows_the_analysis_state(game):
     assert any("Analysis" in t for t in texts(at).splitlines())
 
 
+def test_games_page_names_the_empty_folder_it_was_started_on(tmp_path, monkeypatch):
+    # started on a folder of games that holds none yet (a judge's first run): the page names
+    # that folder and points to the form, instead of saying no folder was given
+    empty = tmp_path / "games"
+    empty.mkdir()
+    monkeypatch.setenv("MAFVAR_GAMES", str(empty))
+    at = app_on("games", None)
+    no_exceptions(at)
+    said = " ".join(i.value for i in at.info)
+    assert f"No game yet in `{empty}`" in said and "Create one below" in said
+    assert "No game folders were given" not in said
+    monkeypatch.setenv("MAFVAR_GAMES", "")
+    at = app_on("games", None)
+    assert any("No game folders were given" in i.value for i in at.info)
+
+
 def test_games_page_repeats_what_the_last_analysis_warned_of(game):
     # the terminal said the video ends before the record and the marks were not found;
     # the judge in the app must read it too (the calibration's lines have their own box)
