@@ -6,8 +6,9 @@ from pathlib import Path
 
 import streamlit as st
 
-from app.analysis_state import analysis_summary
+from app.analysis_state import analysis_summary, coverage, coverage_text
 from app.game import (GameLoadError, find_games, load_game, read_analysis_warnings, read_record_fit, read_stakes,
+                      read_timeline_intervals,
                       roots_from_env)
 from app.ui import PAGE_FILES, current_game_dir, open_game
 from app.venue_choice import venue_picker
@@ -87,6 +88,12 @@ if path:
             # a fit with nothing compared (no mark of the record in the video) is not a success
             (st.success if fit.get("fits") and not fit.get("withheld") and fit.get("marks_expected") else
              st.warning if fit.get("fits") else st.error)(fit.get("message", ""))
+        if state.analysed and game.recount is not None:
+            # how much the picture could judge, before anything else: "0 incidents" on a game
+            # where every seat abstained is not a clean game
+            cov = coverage(game.recount.calls, read_timeline_intervals(game.ws), game.abstentions)
+            if cov.cells:
+                (st.warning if cov.thin else st.caption)(coverage_text(cov))
         if state.analysed:
             # what the terminal said too: a recording shorter than the record, marks not found
             warned = read_analysis_warnings(game.ws, fit)

@@ -486,3 +486,26 @@ def test_vote_page_says_when_the_counts_come_from_the_records_ballots(game):
     at = app_on("votes", game)
     no_exceptions(at)
     assert "The record gives no counts" in texts(at) and "the count its ballots give" in texts(at)
+
+
+def test_games_page_says_no_incident_is_not_a_clean_game_when_little_was_judged(game):
+    # every cell of the fixture's two calls abstained (a venue the windows misread): the first
+    # page says how little the picture judged, not only "0 incidents to review"
+    from dataclasses import replace
+
+    from review.recount_file import load_recount, save_recount
+    from review.workspace import ANALYSIS_STEPS, GameWorkspace
+    ws = GameWorkspace(game)
+    for step in ANALYSIS_STEPS:
+        ws.mark_done(step, {})
+    calls = load_recount(ws.recount_path).calls
+    seats = list(range(1, 11))
+    dark = [replace(c, voters=(), unverified=tuple((s, ("venue",)) for s in seats)) for c in calls]
+    save_recount(ws.recount_path, dark, game={"profile": "mafclub-2023"})
+    ws.timeline_path.write_text(json.dumps({"intervals": [
+        {"kind": "vote_call", "key": f"r{c.round}.vote.p{c.pass_ - 1}.c{c.candidate}", "in_game": seats,
+         "details": {"eligible": seats}} for c in calls]}), encoding="utf-8")
+    at = app_on("games", game)
+    no_exceptions(at)
+    shown = "\n".join(str(w.value) for w in at.warning)
+    assert "Judged from the picture: 0 of 20 vote cells" in shown and "not mean a clean game" in shown
