@@ -109,8 +109,14 @@ if path:
                            "picture could not judge could have decided: look at those seats yourself.  \n"
                            + "  \n".join(f"• {p['text']}" for p in clash))
             if rest:
+                # "agrees" only where the record was checked against judged cells (record_fits true);
+                # with nothing judged there was nothing to agree with
+                checked = [p.get("record_fits") for p in rest]
+                why = (" (the record agrees with what it saw)" if all(f is True for f in checked) else
+                       " (the picture judged too little of them to check the record)" if all(f is None for f in checked)
+                       else "")
                 with st.expander(f"{len(rest)} {'other ' if clash else ''}vote(s) where seats the picture could "
-                                 "not judge could have changed who left (the record agrees with what it saw)"):
+                                 f"not judge could have changed who left{why}"):
                     st.markdown("\n".join(f"- {p['text']}" for p in rest))
             if at_stake:
                 st.page_link(PAGE_FILES["votes"], label="Open the vote verification", icon=":material/how_to_vote:")

@@ -466,11 +466,27 @@ def test_votes_the_unread_seats_could_have_decided_are_on_the_first_page_and_the
     assert "The record and the picture disagree** in 1 vote(s)" in shown and clash in shown
     assert decides not in shown and either not in texts(at)
     [box] = [e for e in at.expander if "1 other vote(s) where seats the picture could not judge" in e.label]
-    assert decides in texts(box)
+    assert decides in texts(box) and "the record agrees with what it saw" in box.label
     at = app_on("votes", game)
     no_exceptions(at)
     warned = [str(w.value) for w in at.warning]
     assert warned.index(clash) < warned.index(decides)
+
+
+def test_a_vote_the_picture_judged_none_of_is_not_said_to_agree_with_the_record(game):
+    # record_fits null: no cell of the vote was judged, so the record was checked against nothing
+    from review.stakes import STAKES_FILE, STAKES_FORMAT, STAKES_VERSION
+    from review.workspace import ANALYSIS_STEPS, GameWorkspace
+    ws = GameWorkspace(game)
+    for step in ANALYSIS_STEPS:
+        ws.mark_done(step, {})
+    text = "day 1, vote: seats 1, 2, 3 cannot be judged here (venue); too many readings to weigh."
+    (ws.analysis_dir / STAKES_FILE).write_text(json.dumps({"format": STAKES_FORMAT, "version": STAKES_VERSION, "passes": [
+        {"round": 0, "t0": 5.0, "decides": True, "record_fits": None, "text": text}]}), encoding="utf-8")
+    at = app_on("games", game)
+    no_exceptions(at)
+    [box] = [e for e in at.expander if "vote(s) where seats the picture could not judge" in e.label]
+    assert "agrees" not in box.label and "judged too little of them to check the record" in box.label
 
 
 def test_vote_page_says_when_the_counts_come_from_the_records_ballots(game):
