@@ -37,6 +37,8 @@ from .incidents import save_incidents
 from .plan import coarse_schedule, plan_schedule, schedule_seconds
 from .progress import UNIT_COSTS, ProgressReport, RunProgress
 from .record_fit import FILE as RECORD_FIT_FILE, RecordFit, measure_fit
+from .coverage import Coverage, coverage
+from .recount_file import RecountFormatError, load_recount
 from .stakes import STAKES_FILE, pass_stakes, stakes_json
 from .recount import (NOT_IN_VIDEO, NOT_PLACED, RECORD_NOT_FIT, CallRecount, Placement, calls_outside, recount,
                       with_open_calls)
@@ -71,6 +73,7 @@ class Stats:
     abstentions: list[dict] = field(default_factory=list)   # review.view, as JSON
     record_fit: dict | None = None                           # review.record_fit summary
     stakes: list[dict] = field(default_factory=list)         # review.stakes, passes whose unread seats could decide
+    coverage: Coverage | None = None                         # review.coverage: the vote cells judged
 
     def to_json(self) -> dict:
         wall_s = sum(self.wall.values())
@@ -93,7 +96,10 @@ class Stats:
                 "abstentions": self.abstentions, "record_fit": self.record_fit,
                 # additive (session 44): the votes whose unread seats could have changed who left
                 "counts_at_stake": [{k: s[k] for k in ("phase_key", "seats", "text")}
-                                    for s in self.stakes if s["decides"]]}
+                                    for s in self.stakes if s["decides"]],
+                # additive (session 48): the vote cells (call x eligible seat) and those judged
+                "vote_cells": self.coverage.cells if self.coverage else None,
+                "vote_cells_judged": self.coverage.cells_judged if self.coverage else None}
 
 
 def _fingerprint(*parts) -> str:
@@ -596,6 +602,10 @@ def _after_align(game: Game, tracks, frames, alignment, marks, has_times: bool, 
                               "analysis/stakes.json lists none")
     write_json_atomic(ws.analysis_dir / STAKES_FILE, stakes_json(stakes))
     stats.stakes = [s.to_json() for s in stakes]
+    try:
+        stats.coverage = coverage(load_recount(ws.recount_path).calls, alignment.intervals, stats.abstentions)
+    except (RecountFormatError, OSError):
+        stats.coverage = None    # said as unknown (null), never as judged
 
     save_incidents(ws.incidents_path, incidents, game=_game_meta(game, stats.record_fit), abstentions=abstained)
     ws.mark_done("checks", {"incidents": len(incidents)})

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from app.analysis_state import analysis_summary, coverage, coverage_text
+from app.analysis_state import analysis_summary
 from app.game import (GameLoadError, find_games, load_game, read_analysis_warnings, read_record_fit, read_stakes,
                       read_timeline_intervals,
                       roots_from_env)
@@ -14,6 +14,7 @@ from app.ui import PAGE_FILES, current_game_dir, open_game
 from app.venue_choice import venue_picker
 from app.uploads import ProtocolKind, Upload, UploadRefused, create_workspace, size_limit
 from review.calibration_verdict import workspace_verdict
+from review.coverage import coverage, coverage_text
 from review.pipeline import analyze
 from review.progress import ProgressReport, format_duration
 from review.workspace import is_game_dir

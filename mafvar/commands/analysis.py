@@ -91,6 +91,7 @@ def _run(args, quiet: bool):
 
 
 def _analyze(args) -> int:
+    from review.coverage import coverage_text
     stats = _run(args, quiet=args.json)
     doc = stats.to_json()
     model = doc.get("appearance_model") or {}
@@ -117,7 +118,14 @@ def _analyze(args) -> int:
             print(f"  {item['anchor']}: {item['label']}, {item['what']} ({placed}; {item['reason']})")
         if len(todo) > 20:
             print(f"  ... and {len(todo) - 20} more (analyze --json: needs_anchor)")
-    if doc["abstentions"]:
+    cov = stats.coverage
+    if cov is not None and cov.cells:
+        # the same words as the app's first page (review.coverage)
+        print(coverage_text(cov, markdown=False))
+        if doc["abstentions"]:
+            print("  the seat-intervals not judged are listed in the report, the app and analysis/incidents.json "
+                  "\"abstentions\" (no foul raised and no vote counted there)")
+    elif doc["abstentions"]:
         print(f"could not judge {doc['seat_intervals_abstained']} seat-intervals (no foul raised and no vote "
               f"counted there; listed in the report, the app and analysis/incidents.json \"abstentions\")")
     at_stake = doc.get("counts_at_stake") or []

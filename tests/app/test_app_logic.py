@@ -293,30 +293,3 @@ def test_the_analysis_state_reads_in_a_judges_words():
     said, _ = analysis_summary({step: True for step in ANALYSIS_STEPS})
     assert said == "complete"
 
-
-def _vote_interval(key: str, eligible: list[int]) -> dict:
-    return {"kind": "vote_call", "key": key, "in_game": eligible, "details": {"eligible": eligible}}
-
-
-def test_coverage_counts_the_cells_the_picture_judged_and_why_the_rest_were_not():
-    from app.analysis_state import coverage, coverage_text
-    from review.recount_file import VoteCall
-    calls = [VoteCall(round=0, pass_=1, candidate=5, unverified=((3, ("venue",)), (4, ("placed",)))),
-             VoteCall(round=0, pass_=2, candidate=5),
-             VoteCall(round=1, pass_=1, candidate=2, unverified=((3, ("venue", "unread")),))]
-    intervals = [_vote_interval("r0.vote.p0.c5", list(range(1, 11))),
-                 _vote_interval("r0.vote.p1.c5", list(range(1, 11))),
-                 _vote_interval("r1.vote.p0.c2", [1, 2, 3, 4, 6, 7, 8, 9, 10])]
-    abstentions = [{"seat": 3, "key": "r0.vote.p0.c5", "why": ["venue"]},
-                   {"seat": 3, "key": "r1.vote.p0.c2", "why": ["venue", "unread"]},
-                   {"seat": 4, "key": "r0.vote.p0.c5", "why": ["placed"]},
-                   {"seat": 4, "key": "r0.vote.p0.c5", "why": ["placed"]}]   # two windows, one seat-interval
-    cov = coverage(calls, intervals, abstentions)
-    assert (cov.cells, cov.cells_judged, cov.seat_intervals) == (29, 26, 3)
-    assert cov.reasons[0] == ("venue", 2) and dict(cov.reasons)["placed"] == 2
-    assert cov.thin          # 26/29 = 0.90: under 95%, so no incident is not a clean game
-    assert "26 of 29 vote cells" in coverage_text(cov) and "not mean a clean game" in coverage_text(cov)
-    whole = coverage(calls[1:2], intervals, [])
-    assert not whole.thin and "not mean a clean game" not in coverage_text(whole)
-    # a call the timeline does not name is left out, not counted as judged
-    assert coverage(calls, intervals[:1], []).cells == 10

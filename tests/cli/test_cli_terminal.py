@@ -44,6 +44,12 @@ def test_analyze_prints_no_third_party_log_line(tmp_path):
     # and the person sees the run's own words: its progress and its result
     assert "analysing" in proc.stderr and "%" in proc.stderr
     assert f"results in {game}/analysis/" in proc.stdout
+    # how much it could judge, in the app's words (review.coverage): a test pattern has no
+    # player, so no vote cell is judged and "no incident" must not read as a clean game
+    stats = json.loads((game / "analysis" / "stats.json").read_text())
+    assert stats["vote_cells"] > 0 and stats["vote_cells_judged"] == 0, stats
+    assert f"Judged from the picture: 0 of {stats['vote_cells']} vote cells" in proc.stdout
+    assert "No incident here does not mean a clean game" in proc.stdout
 
 
 @pytest.mark.slow

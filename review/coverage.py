@@ -1,0 +1,87 @@
+"""How much of a game the picture could judge: the vote cells (call x eligible
+seat) it judged and the seat-intervals it abstained on (review.view), with the
+reasons. "No incident" on a game where most seats abstained is not a clean
+game; the app's first page and `mafvar analyze` say so in the same words."""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping, Sequence
+
+# Under this share of the vote cells judged, no incident does not read as a clean
+# game (issue 16 asks >= 95% of cells judged).
+THIN_SHARE = 0.95
+VOTE_KINDS = ("vote_call", "raise_vote")
+
+
+@dataclass(frozen=True)
+class Coverage:
+    cells: int
+    cells_judged: int
+    seat_intervals: int
+    reasons: tuple[tuple[str, int], ...]    # why seat-intervals were not judged, most frequent first
+
+    @property
+    def judged_share(self) -> float:
+        return self.cells_judged / self.cells if self.cells else 1.0
+
+    @property
+    def thin(self) -> bool:
+        """Too little judged for "no incident" to read as a clean game."""
+        return self.judged_share < THIN_SHARE
+
+
+def _field(iv: Any, name: str) -> Any:
+    return iv.get(name) if isinstance(iv, Mapping) else getattr(iv, name, None)
+
+
+def eligible_voters(intervals: Iterable[Any]) -> dict[str, int]:
+    """vote interval key -> how many seats could vote there, from timeline intervals
+    (engine.timeline.Interval or their timeline.json form)."""
+    out: dict[str, int] = {}
+    for iv in intervals:
+        kind = _field(iv, "kind")
+        if getattr(kind, "value", kind) not in VOTE_KINDS:
+            continue
+        details = _field(iv, "details") or {}
+        out[str(_field(iv, "key"))] = len(details.get("eligible") or _field(iv, "in_game") or ())
+    return out
+
+
+def _call_key(call: Any) -> str:
+    if call.kind == "raise":
+        return f"r{call.round}.raise"
+    return f"r{call.round}.vote.p{call.pass_ - 1}.c{call.candidate}"
+
+
+def coverage(calls: Sequence[Any], intervals: Iterable[Any], abstentions: Sequence[Mapping[str, Any]]) -> Coverage:
+    """`calls`: recount.json's (review.recount_file.VoteCall); `intervals`: the timeline's,
+    whose vote calls name their eligible voters; `abstentions`: incidents.json's."""
+    eligible = eligible_voters(intervals)
+    cells = judged = 0
+    for call in calls:
+        n = eligible.get(_call_key(call))
+        if not n:
+            continue    # a call the timeline does not name: its cells are not known
+        cells += n
+        judged += max(0, n - len(call.unverified_seats))
+    tally = Counter(why for a in abstentions for why in (a.get("why") or ["not seen"]))
+    seat_intervals = len({(a.get("seat"), a.get("key")) for a in abstentions})
+    return Coverage(cells, judged, seat_intervals, tuple(tally.most_common()))
+
+
+CLEAN_GAME = ("No incident here does not mean a clean game: no foul is raised and no vote counted where the "
+              "picture could not be judged.")
+
+
+def coverage_text(cov: Coverage, markdown: bool = True) -> str:
+    """What the app's first page and `mafvar analyze` say of it."""
+    reasons = ", ".join(f"{why.replace('_', ' ')} {n}" for why, n in cov.reasons[:4])
+    said = (f"Judged from the picture: {cov.cells_judged} of {cov.cells} vote cells"
+            + (f"; {cov.seat_intervals} seat-intervals could not be judged ({reasons})" if cov.seat_intervals else
+               "; every seat-interval judged") + ".")
+    if cov.thin:
+        head, rest = CLEAN_GAME.split(": ", 1)
+        said += (f"  \n**{head}**: {rest} The vote verification and the incident queue list those seats and "
+                 "phases: look at them yourself." if markdown else f" {CLEAN_GAME}")
+    return said
