@@ -117,17 +117,6 @@ def read_record_fit(ws: GameWorkspace) -> dict[str, Any] | None:
     return doc if isinstance(doc, dict) and doc.get("format") == FORMAT else None
 
 
-def read_timeline_intervals(ws: GameWorkspace) -> list[dict[str, Any]]:
-    """analysis/timeline.json's intervals (engine.timeline), or none before an analysis wrote it."""
-    import json
-    try:
-        doc = json.loads(ws.timeline_path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return []
-    intervals = doc.get("intervals") if isinstance(doc, dict) else None
-    return [iv for iv in intervals if isinstance(iv, dict)] if isinstance(intervals, list) else []
-
-
 def read_stakes(ws: GameWorkspace) -> list[dict[str, Any]]:
     """The voting passes with cells the picture could not judge (analysis/stakes.json,
     review.stakes), those whose unread seats could have changed who left first."""

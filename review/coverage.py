@@ -4,8 +4,11 @@ reasons. "No incident" on a game where most seats abstained is not a clean
 game; the app's first page and `mafvar analyze` say so in the same words."""
 from __future__ import annotations
 
+import json
+import os
 from collections import Counter
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 # Under this share of the vote cells judged, no incident does not read as a clean
@@ -46,6 +49,17 @@ def eligible_voters(intervals: Iterable[Any]) -> dict[str, int]:
         details = _field(iv, "details") or {}
         out[str(_field(iv, "key"))] = len(details.get("eligible") or _field(iv, "in_game") or ())
     return out
+
+
+def timeline_intervals(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
+    """analysis/timeline.json's intervals as written (engine.timeline), or none before an
+    analysis wrote it or where it cannot be read."""
+    try:
+        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    intervals = doc.get("intervals") if isinstance(doc, dict) else None
+    return [iv for iv in intervals if isinstance(iv, dict)] if isinstance(intervals, list) else []
 
 
 def _call_key(call: Any) -> str:

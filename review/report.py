@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from review.atomic_write import write_json_atomic, write_text_atomic
+from review.coverage import coverage, coverage_text, timeline_intervals
 from review.incidents import EvidenceKind, IncidentFormatError, load_incidents, sort_by_priority
 from review.recount_file import RecountFormatError, load_recount
 from review.stakes import load_stakes
@@ -113,6 +114,12 @@ def build_report(ws: GameWorkspace) -> dict[str, Any]:
     summary = _summary(incident_rows, recount, decisions, appeals, abstained)
     if recount is not None:
         summary["counts_at_stake"] = sum(1 for p in stakes if p.get("decides"))
+        # additive (session 48): how much the picture judged, as the terminal and the app say it
+        cov = coverage(recount.calls, timeline_intervals(ws.timeline_path), abstained or [])
+        if cov.cells:
+            summary["vote_cells"], summary["vote_cells_judged"] = cov.cells, cov.cells_judged
+            summary["coverage_text"] = coverage_text(cov, markdown=False)
+            summary["coverage_thin"] = cov.thin
     return {
         "format": REPORT_FORMAT,
         "version": REPORT_VERSION,
@@ -283,7 +290,12 @@ def _summary_section(report: Mapping[str, Any]) -> list[str]:
               ("open_appeals", "Open appeals")]
     rows = "".join(f"<tr><td>{_e(label)}</td><td>{_e(s[key])}</td></tr>"
                    for key, label in labels if key in s)
-    return ["<h2>Summary</h2>", f'<table class="meta">{rows}</table>']
+    out = ["<h2>Summary</h2>", f'<table class="meta">{rows}</table>']
+    if s.get("coverage_text"):
+        # before the incidents: "no incident" where little was judged is not a clean game
+        out.append(f'<p class="problem">{_e(s["coverage_text"])}</p>' if s.get("coverage_thin") else
+                   f"<p>{_e(s['coverage_text'])}</p>")
+    return out
 
 
 def _incidents_section(report: Mapping[str, Any], thumbnail: Callable[[str], str | None]

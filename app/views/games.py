@@ -8,13 +8,12 @@ import streamlit as st
 
 from app.analysis_state import analysis_summary
 from app.game import (GameLoadError, find_games, load_game, read_analysis_warnings, read_record_fit, read_stakes,
-                      read_timeline_intervals,
                       roots_from_env)
 from app.ui import PAGE_FILES, current_game_dir, open_game
 from app.venue_choice import venue_picker
 from app.uploads import ProtocolKind, Upload, UploadRefused, create_workspace, size_limit
 from review.calibration_verdict import workspace_verdict
-from review.coverage import coverage, coverage_text
+from review.coverage import coverage, coverage_text, timeline_intervals
 from review.pipeline import analyze
 from review.progress import ProgressReport, format_duration
 from review.workspace import is_game_dir
@@ -92,7 +91,7 @@ if path:
         if state.analysed and game.recount is not None:
             # how much the picture could judge, before anything else: "0 incidents" on a game
             # where every seat abstained is not a clean game
-            cov = coverage(game.recount.calls, read_timeline_intervals(game.ws), game.abstentions)
+            cov = coverage(game.recount.calls, timeline_intervals(game.ws.timeline_path), game.abstentions)
             if cov.cells:
                 (st.warning if cov.thin else st.caption)(coverage_text(cov))
         if state.analysed:

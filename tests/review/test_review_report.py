@@ -177,3 +177,29 @@ def test_report_names_the_votes_unread_seats_could_have_decided(tmp_path):
     assert html_escaped(decides) in page and either not in page and "<script" not in page.lower()
     twin = json.loads(paths.json.read_text())
     assert twin["summary"]["counts_at_stake"] == 1 and [p["text"] for p in twin["stakes"]] == [decides, either]
+
+
+def test_report_says_how_much_the_picture_judged_and_when_it_is_too_little(tmp_path):
+    _game(tmp_path)
+    report = tmp_path / "analysis"
+    # without the timeline the cells are not known: nothing said, nothing guessed
+    twin = json.loads(write_report(tmp_path).json.read_text())
+    assert "vote_cells" not in twin["summary"]
+    seats = list(range(1, 11))
+    (report / "timeline.json").write_text(json.dumps({"intervals": [
+        {"kind": "vote_call", "key": f"r2.vote.p0.c{c}", "in_game": seats, "details": {"eligible": seats}}
+        for c in (5, 8)]}))
+    twin = json.loads(write_report(tmp_path).json.read_text())
+    assert (twin["summary"]["vote_cells"], twin["summary"]["vote_cells_judged"]) == (20, 20)
+    assert "Judged from the picture: 20 of 20 vote cells" in write_report(tmp_path).html.read_text()
+    # the second call's seats all abstained: 10 of 20 judged, and the report says what that means
+    save_recount(report / "recount.json", [
+        VoteCall(round=2, pass_=1, candidate=5, t_call=720.0, announced=4, recount=5),
+        VoteCall(round=2, pass_=1, candidate=8, t_call=730.0, announced=5, recount=0,
+                 unverified=tuple((s, ("venue",)) for s in seats))])
+    paths = write_report(tmp_path)
+    twin = json.loads(paths.json.read_text())
+    assert twin["summary"]["vote_cells_judged"] == 10 and twin["summary"]["coverage_thin"] is True
+    page = paths.html.read_text()
+    assert re.search(r'class="problem">Judged from the picture: 10 of 20 vote cells[^<]*does not mean a clean game',
+                     page)
