@@ -6,6 +6,7 @@ import streamlit as st
 from app.incident_queue import UNDECIDED, QueueFilter, not_judged, one_line, phase_labels, queue
 from app.teach_view import teach_section
 from app.ui import open_incident, require_game, store
+from review.coverage import coverage, coverage_text, timeline_intervals
 
 st.title("Incidents")
 game = require_game()
@@ -14,8 +15,18 @@ if game.abstentions:
     with st.expander(f"Could not be judged: {len({(a['seat'], a['key']) for a in game.abstentions})} "
                      "seat-intervals (no foul raised there: look yourself)"):
         st.markdown("\n".join(f"- {line}" for line in lines))
+cov = (coverage(game.recount.calls, timeline_intervals(game.ws.timeline_path), game.abstentions)
+       if game.recount is not None else None)
+if cov is not None and cov.cells and cov.thin:
+    # said above the queue, empty or not: what it holds is from the seats it could judge
+    st.warning(coverage_text(cov))
 if not game.incidents:
-    st.info("This game has no incidents (not analysed yet, or nothing was found).")
+    if not game.state.analysed:
+        st.info("This game has no incidents yet: it has not been analysed (Games page: Run analysis).")
+    elif cov is not None and cov.cells and cov.thin:
+        st.info("The analysis raised no incident on the seats it could judge.")
+    else:
+        st.info("The analysis raised no incident.")
     teach_section(game)
     st.stop()
 

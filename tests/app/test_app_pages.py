@@ -504,9 +504,9 @@ def test_vote_page_says_when_the_counts_come_from_the_records_ballots(game):
     assert "The record gives no counts" in texts(at) and "the count its ballots give" in texts(at)
 
 
-def test_games_page_says_no_incident_is_not_a_clean_game_when_little_was_judged(game):
-    # every cell of the fixture's two calls abstained (a venue the windows misread): the first
-    # page says how little the picture judged, not only "0 incidents to review"
+def _nothing_judged(game) -> None:
+    """The fixture as analysed where every cell of its two calls abstained (a venue the
+    windows misread): steps done, recount cells unverified, the timeline naming the calls."""
     from dataclasses import replace
 
     from review.recount_file import load_recount, save_recount
@@ -521,7 +521,26 @@ def test_games_page_says_no_incident_is_not_a_clean_game_when_little_was_judged(
     ws.timeline_path.write_text(json.dumps({"intervals": [
         {"kind": "vote_call", "key": f"r{c.round}.vote.p{c.pass_ - 1}.c{c.candidate}", "in_game": seats,
          "details": {"eligible": seats}} for c in calls]}), encoding="utf-8")
+
+
+def test_games_page_says_no_incident_is_not_a_clean_game_when_little_was_judged(game):
+    # the first page says how little the picture judged, not only "0 incidents to review"
+    _nothing_judged(game)
     at = app_on("games", game)
     no_exceptions(at)
     shown = "\n".join(str(w.value) for w in at.warning)
     assert "Judged from the picture: 0 of 20 vote cells" in shown and "not mean a clean game" in shown
+
+
+def test_the_queue_says_it_too_and_an_empty_queue_is_not_called_unanalysed(game):
+    from review.incidents import save_incidents
+    _nothing_judged(game)
+    at = app_on("queue", game)
+    no_exceptions(at)
+    assert any("not mean a clean game" in str(w.value) for w in at.warning)
+    save_incidents(game / "analysis" / "incidents.json", [], game={"profile": "mafclub-2023"})
+    at = app_on("queue", game)
+    no_exceptions(at)
+    said = " ".join(str(i.value) for i in at.info)
+    assert "no incident on the seats it could judge" in said and "not been analysed" not in said
+    assert any("not mean a clean game" in str(w.value) for w in at.warning)
