@@ -25,9 +25,7 @@ st.title("Games")
 # the game the form below created on the run before this one
 created_now = st.session_state.pop(CREATED_KEY, None)
 if created_now:
-    st.success(f"Created {created_now}. Next: propose the seats from the recording on the Calibration "
-               f"page, then run the analysis here.")
-    st.page_link(PAGE_FILES["calibration"], label="Calibrate the seats", icon=":material/crop_free:")
+    st.success(f"Created {created_now}.")
 
 # -- open --------------------------------------------------------------------------------
 roots = roots_from_env()
@@ -121,7 +119,13 @@ if path:
             if at_stake:
                 st.page_link(PAGE_FILES["votes"], label="Open the vote verification", icon=":material/how_to_vote:")
         checked = workspace_verdict(game.ws)
-        if not checked.usable:
+        if not checked.usable and not state.has_calibration:
+            # a new game: the seats are the next step, not a fault
+            st.info("Next: the seats. The analysis runs once they are calibrated: propose them from the "
+                    "recording on the Calibration page.")
+            st.page_link(PAGE_FILES["calibration"], label="Calibrate the seats (propose them from the recording)",
+                         icon=":material/crop_free:")
+        elif not checked.usable:
             st.error(("The analysis shown was made with an earlier calibration. " if state.analysed else "")
                      + f"The analysis is refused until the seats are calibrated: {checked.verdict.summary}.  \n"
                      + "  \n".join(f"• {p}" for p in checked.verdict.refusal_lines))

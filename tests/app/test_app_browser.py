@@ -461,7 +461,8 @@ def test_first_run_from_an_upload_to_a_recorded_decision(browser, tmp_path):
         page.locator("[data-testid='stFileUploaderDropzoneInput']").nth(1).set_input_files(str(record))
         page.get_by_text("game-4711.json").first.wait_for()
         click_main(page, "Create game")
-        wait_text(page, "Next: propose the seats from the recording")
+        wait_text(page, "Next: the seats.")
+        assert "Created " in page.inner_text("body")
         assert_clean(page, "created")
         shot(page, "30-first-run-created")
         game = games / "table1-game1"

@@ -329,6 +329,16 @@ def test_calibration_page_says_a_saved_guess_is_not_judged(game):
     assert "seat 4" not in shown
 
 
+def test_a_game_without_seats_yet_is_led_to_them_not_told_off(game):
+    # a new game has no calibration: the next step, said as such (no red error)
+    (game / "calibration.json").unlink()
+    at = app_on("games", game)
+    no_exceptions(at)
+    assert not at.error, [e.value for e in at.error]
+    assert any("Next: the seats." in i.value for i in at.info)
+    assert at.button(key="run_analysis").disabled
+
+
 def test_games_page_refuses_analysis_with_invalid_calibration(game):
     doc = json.loads((game / "calibration.json").read_text())
     del doc["cameras"]["cam1"]["seats"]["10"]
