@@ -124,6 +124,16 @@ def totals(calls: Sequence[VoteCall]) -> list[dict]:
     return out
 
 
+def open_cells(calls: Sequence[VoteCall]) -> int:
+    """Cells the picture could not judge in the calls `outcome` weighs (the day's last pass of
+    candidates): where there are any, the recount's totals are lower bounds, not an outcome."""
+    first = [c for c in calls if c.kind == "candidate" and c.candidate is not None]
+    if not first:
+        return 0
+    last_pass = max(c.pass_ for c in first)
+    return sum(len(c.unverified) for c in first if c.pass_ == last_pass)
+
+
 def outcome(calls: Sequence[VoteCall], counts: str = "announced") -> str:
     """Who leaves by the given counts (first pass of candidates only; ties listed)."""
     first = [c for c in calls if c.kind == "candidate" and c.candidate is not None]

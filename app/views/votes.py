@@ -10,7 +10,8 @@ from review.store import ReviewerRole
 from app.incident_queue import clock
 from app.seat_regions import CalibrationError, regions_for
 from app.ui import open_incident, passphrase, require_game, require_reviewer, store
-from app.vote_grid import SEATS, call_label, calls_of, day_label, grid_html, grid_rows, outcome, rounds, totals
+from app.vote_grid import (SEATS, call_label, calls_of, day_label, grid_html, grid_rows, open_cells, outcome, rounds,
+                            totals)
 from review.incidents import IncidentType
 
 
@@ -51,7 +52,12 @@ if any(c.announced_from == "ballots" for c in calls):
                "voting for each candidate, and the non-voters the profile counts for the last one).")
 st.dataframe(pd.DataFrame(totals(calls)), hide_index=True)
 ann, rec = outcome(calls, "announced"), outcome(calls, "recount")
-if ann != rec:
+unjudged = open_cells(calls)
+if unjudged:
+    # the recount counts judged cells only: its totals are lower bounds, not who left
+    st.info(f"By the announced counts {ann}. The recount cannot say who left: {unjudged} cell(s) of "
+            "this vote were not judged from the picture (whether they could have changed it is said below).")
+elif ann != rec:
     st.warning(f"Outcome impact: by the announced counts {ann}; by the recount {rec}.")
 else:
     st.success(f"Outcome unchanged: {ann}.")

@@ -273,6 +273,15 @@ def test_vote_grid_shows_the_recount_and_the_outcome_change(game):
     assert any("seat 8 leaves (4:6)" in e.value and "seats 5, 8 tie (5:5)" in e.value for e in at.warning)
 
 
+def test_the_vote_page_claims_no_outcome_from_a_recount_with_open_cells(game):
+    # every cell abstained: the recount's 0:0 is a lower bound, not "seats 5, 8 tie"
+    _nothing_judged(game)
+    at = app_on("votes", game)
+    no_exceptions(at)
+    assert not any("Outcome impact" in str(w.value) for w in at.warning)
+    assert any("The recount cannot say who left: 20 cell(s)" in str(i.value) for i in at.info)
+
+
 def test_side_judge_verifies_a_vote_cell(game):
     at = app_on("votes", game, name="Boris", role="side_judge")
     at.selectbox(key="vg_call").set_value(0)
