@@ -18,8 +18,10 @@ def venue_picker(game) -> tuple[str | None, bool]:
     """(the venue to analyse for, None for the committed model; whether the choice is usable)."""
     folder = of_game(game.root)
     recorded = read_json(game.ws.appearance_model_path)
-    st.caption(f"Seat windows of the last analysis: {recorded_choice(recorded)}"
-               + (f" — {recorded['fallback']}" if recorded and recorded.get("fallback") else ""))
+    if recorded is not None:
+        # nothing to say before an analysis has recorded which model ran
+        st.caption(f"Seat windows of the last analysis: {recorded_choice(recorded)}"
+                   + (f" — {recorded['fallback']}" if recorded.get("fallback") else ""))
     known = list_venues(folder)
     options = [COMMITTED_LABEL, *known, NEW_LABEL]
     last = (recorded or {}).get("venue")

@@ -346,6 +346,12 @@ def test_a_game_without_seats_yet_is_led_to_them_not_told_off(game):
     assert not at.error, [e.value for e in at.error]
     assert any("Next: the seats." in i.value for i in at.info)
     assert at.button(key="run_analysis").disabled
+    # no analysis has recorded which seat windows ran: nothing said of "the last analysis"
+    assert "Seat windows of the last analysis" not in texts(at)
+    from review.workspace import GameWorkspace
+    GameWorkspace(game).appearance_model_path.write_text(json.dumps({"venue": None, "model_version": 0}))
+    at = app_on("games", game)
+    assert "Seat windows of the last analysis: the committed model" in texts(at)
 
 
 def test_games_page_refuses_analysis_with_invalid_calibration(game):
