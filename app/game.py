@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from engine.profiles import Profile, ProfileError, get_profile, profile_for_game
+from review.coverage import Coverage, coverage, timeline_intervals
 from review.incidents import Incident, IncidentFormatError, load_incidents
 from review.recount_file import RecountFile, RecountFormatError, load_recount
 from review.workspace import GameWorkspace, WorkspaceError, WorkspaceState, is_game_dir
@@ -102,6 +103,14 @@ def load_game(path: str | os.PathLike[str]) -> LoadedGame:
         except (RecountFormatError, OSError) as exc:
             problems.append(f"recount.json cannot be read: {exc}")
     return LoadedGame(ws, state, protocol, incidents, recount, tuple(problems), abstentions)
+
+
+def game_coverage(game: LoadedGame) -> Coverage | None:
+    """How much of the game the picture judged (review.coverage), or None before a
+    recount; a Coverage with no cells where the timeline names no vote call."""
+    if game.recount is None:
+        return None
+    return coverage(game.recount.calls, timeline_intervals(game.ws.timeline_path), game.abstentions)
 
 
 def read_record_fit(ws: GameWorkspace) -> dict[str, Any] | None:

@@ -7,13 +7,13 @@ from pathlib import Path
 import streamlit as st
 
 from app.analysis_state import analysis_summary
-from app.game import (GameLoadError, find_games, load_game, read_analysis_warnings, read_record_fit, read_stakes,
+from app.game import (GameLoadError, find_games, game_coverage, load_game, read_analysis_warnings, read_record_fit, read_stakes,
                       roots_from_env)
 from app.ui import PAGE_FILES, current_game_dir, open_game
 from app.venue_choice import venue_picker
 from app.uploads import ProtocolKind, Upload, UploadRefused, create_workspace, size_limit
 from review.calibration_verdict import workspace_verdict
-from review.coverage import coverage, coverage_text, timeline_intervals
+from review.coverage import coverage_text
 from review.pipeline import analyze
 from review.progress import ProgressReport, format_duration
 from review.workspace import is_game_dir
@@ -86,12 +86,11 @@ if path:
             # a fit with nothing compared (no mark of the record in the video) is not a success
             (st.success if fit.get("fits") and not fit.get("withheld") and fit.get("marks_expected") else
              st.warning if fit.get("fits") else st.error)(fit.get("message", ""))
-        if state.analysed and game.recount is not None:
+        cov = game_coverage(game) if state.analysed else None
+        if cov is not None and cov.cells:
             # how much the picture could judge, before anything else: "0 incidents" on a game
             # where every seat abstained is not a clean game
-            cov = coverage(game.recount.calls, timeline_intervals(game.ws.timeline_path), game.abstentions)
-            if cov.cells:
-                (st.warning if cov.thin else st.caption)(coverage_text(cov))
+            (st.warning if cov.thin else st.caption)(coverage_text(cov))
         if state.analysed:
             # what the terminal said too: a recording shorter than the record, marks not found
             warned = read_analysis_warnings(game.ws, fit)

@@ -3,10 +3,11 @@ from __future__ import annotations
 
 import streamlit as st
 
+from app.game import game_coverage
 from app.incident_queue import UNDECIDED, QueueFilter, not_judged, one_line, phase_labels, queue
 from app.teach_view import teach_section
 from app.ui import open_incident, require_game, store
-from review.coverage import coverage, coverage_text, timeline_intervals
+from review.coverage import coverage_text
 
 st.title("Incidents")
 game = require_game()
@@ -15,8 +16,7 @@ if game.abstentions:
     with st.expander(f"Could not be judged: {len({(a['seat'], a['key']) for a in game.abstentions})} "
                      "seat-intervals (no foul raised there: look yourself)"):
         st.markdown("\n".join(f"- {line}" for line in lines))
-cov = (coverage(game.recount.calls, timeline_intervals(game.ws.timeline_path), game.abstentions)
-       if game.recount is not None else None)
+cov = game_coverage(game)
 if cov is not None and cov.cells and cov.thin:
     # said above the queue, empty or not: what it holds is from the seats it could judge
     st.warning(coverage_text(cov))
