@@ -124,23 +124,24 @@ def totals(calls: Sequence[VoteCall]) -> list[dict]:
     return out
 
 
-def open_cells(calls: Sequence[VoteCall]) -> int:
-    """Cells the picture could not judge in the calls `outcome` weighs (the day's last pass of
-    candidates): where there are any, the recount's totals are lower bounds, not an outcome."""
+def _last_pass(calls: Sequence[VoteCall]) -> list[VoteCall]:
+    """The candidate calls of the day's last pass: the ones that decided who left."""
     first = [c for c in calls if c.kind == "candidate" and c.candidate is not None]
-    if not first:
-        return 0
-    last_pass = max(c.pass_ for c in first)
-    return sum(len(c.unverified) for c in first if c.pass_ == last_pass)
+    last_pass = max((c.pass_ for c in first), default=None)
+    return [c for c in first if c.pass_ == last_pass]
+
+
+def open_cells(calls: Sequence[VoteCall]) -> int:
+    """Cells the picture could not judge in the calls `outcome` weighs: where there are any,
+    the recount's totals are lower bounds, not an outcome."""
+    return sum(len(c.unverified) for c in _last_pass(calls))
 
 
 def outcome(calls: Sequence[VoteCall], counts: str = "announced") -> str:
     """Who leaves by the given counts (first pass of candidates only; ties listed)."""
-    first = [c for c in calls if c.kind == "candidate" and c.candidate is not None]
-    if not first:
+    group = _last_pass(calls)
+    if not group:
         return "—"
-    last_pass = max(c.pass_ for c in first)
-    group = [c for c in first if c.pass_ == last_pass]
     values = {c.candidate: getattr(c, counts) for c in group}
     if any(v is None for v in values.values()):
         return "unknown (no count)"

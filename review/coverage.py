@@ -71,24 +71,28 @@ def _call_key(call: Any) -> str:
     return f"r{call.round}.vote.p{call.pass_ - 1}.c{call.candidate}"
 
 
-def coverage(calls: Sequence[Any], intervals: Iterable[Any], abstentions: Sequence[Mapping[str, Any]]) -> Coverage:
-    """`calls`: recount.json's (review.recount_file.VoteCall); `intervals`: the timeline's,
-    whose vote calls name their eligible voters; `abstentions`: incidents.json's."""
-    eligible = eligible_voters(intervals)
+def of_cells(calls: Iterable[tuple[int, int]], abstentions: Sequence[Mapping[str, Any]]) -> Coverage:
+    """From each call's (eligible voters, cells not judged) and incidents.json's abstentions."""
     cells = judged = 0
-    for call in calls:
-        n = eligible.get(_call_key(call))
-        if not n:
-            continue    # a call the timeline does not name: its cells are not known
-        cells += n
-        judged += max(0, n - len(call.unverified_seats))
+    for eligible, open_ in calls:
+        cells += eligible
+        judged += max(0, eligible - open_)
     tally = Counter(why for a in abstentions for why in (a.get("why") or ["not seen"]))
     seat_intervals = len({(a.get("seat"), a.get("key")) for a in abstentions})
     return Coverage(cells, judged, seat_intervals, tuple(tally.most_common()))
 
 
-CLEAN_GAME = ("No incident here does not mean a clean game: no foul is raised and no vote counted where the "
-              "picture could not be judged.")
+def coverage(calls: Sequence[Any], intervals: Iterable[Any], abstentions: Sequence[Mapping[str, Any]]) -> Coverage:
+    """From the files: `calls` recount.json's (review.recount_file.VoteCall), which do not
+    name their eligible voters; `intervals` the timeline's, whose vote calls do (a call the
+    timeline does not name is left out: its cells are not known)."""
+    eligible = eligible_voters(intervals)
+    return of_cells(((eligible[k], len(c.unverified_seats)) for c in calls
+                     if eligible.get(k := _call_key(c))), abstentions)
+
+
+CLEAN_GAME = "No incident here does not mean a clean game"
+CLEAN_WHY = "no foul is raised and no vote counted where the picture could not be judged."
 
 
 def coverage_text(cov: Coverage, markdown: bool = True) -> str:
@@ -98,7 +102,6 @@ def coverage_text(cov: Coverage, markdown: bool = True) -> str:
             + (f"; {cov.seat_intervals} seat-intervals could not be judged ({reasons})" if cov.seat_intervals else
                "; every seat-interval judged") + ".")
     if cov.thin:
-        head, rest = CLEAN_GAME.split(": ", 1)
-        said += (f"  \n**{head}**: {rest} The vote verification and the incident queue list those seats and "
-                 "phases: look at them yourself." if markdown else f" {CLEAN_GAME}")
+        said += (f"  \n**{CLEAN_GAME}**: {CLEAN_WHY} The vote verification and the incident queue list those "
+                 "seats and phases: look at them yourself." if markdown else f" {CLEAN_GAME}: {CLEAN_WHY}")
     return said

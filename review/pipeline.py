@@ -37,8 +37,7 @@ from .incidents import save_incidents
 from .plan import coarse_schedule, plan_schedule, schedule_seconds
 from .progress import UNIT_COSTS, ProgressReport, RunProgress
 from .record_fit import FILE as RECORD_FIT_FILE, RecordFit, measure_fit
-from .coverage import Coverage, coverage
-from .recount_file import RecountFormatError, load_recount
+from .coverage import Coverage, of_cells
 from .stakes import STAKES_FILE, pass_stakes, stakes_json
 from .recount import (NOT_IN_VIDEO, NOT_PLACED, RECORD_NOT_FIT, CallRecount, Placement, calls_outside, recount,
                       with_open_calls)
@@ -602,10 +601,8 @@ def _after_align(game: Game, tracks, frames, alignment, marks, has_times: bool, 
                               "analysis/stakes.json lists none")
     write_json_atomic(ws.analysis_dir / STAKES_FILE, stakes_json(stakes))
     stats.stakes = [s.to_json() for s in stakes]
-    try:
-        stats.coverage = coverage(load_recount(ws.recount_path).calls, alignment.intervals, stats.abstentions)
-    except (RecountFormatError, OSError):
-        stats.coverage = None    # said as unknown (null), never as judged
+    # the recounts in hand name their eligible voters: no need to read recount.json back
+    stats.coverage = of_cells(((len(rc.eligible), len(rc.unverified)) for rc in recounts), stats.abstentions)
 
     save_incidents(ws.incidents_path, incidents, game=_game_meta(game, stats.record_fit), abstentions=abstained)
     ws.mark_done("checks", {"incidents": len(incidents)})

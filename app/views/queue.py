@@ -17,13 +17,14 @@ if game.abstentions:
                      "seat-intervals (no foul raised there: look yourself)"):
         st.markdown("\n".join(f"- {line}" for line in lines))
 cov = game_coverage(game)
-if cov is not None and cov.cells and cov.thin:
+thin = cov is not None and cov.cells > 0 and cov.thin
+if thin:
     # said above the queue, empty or not: what it holds is from the seats it could judge
     st.warning(coverage_text(cov))
 if not game.incidents:
     if not game.state.analysed:
         st.info("This game has no incidents yet: it has not been analysed (Games page: Run analysis).")
-    elif cov is not None and cov.cells and cov.thin:
+    elif thin:
         st.info("The analysis raised no incident on the seats it could judge.")
     else:
         st.info("The analysis raised no incident.")
