@@ -19,6 +19,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from vision.view_quality import Blind
+
 from .fouls import FOUL_OF, IncidentType
 from .incidents import load_incidents
 from .recount_file import load_recount
@@ -281,8 +283,13 @@ def _abstained(v: dict, abstained: list[Abstention], recount_calls, cells: Seque
     """Did the analysis say it cannot judge the act's seat there (a missed act that was
     not judgeable by its own account)?"""
     type_ = IncidentType(v["type"])
-    if type_ is IncidentType.MISCOUNT or FOUL_OF[type_].from_recount:
+    if type_ is IncidentType.MISCOUNT:
         return _cell_open(v, recount_calls, cells)
+    if FOUL_OF[type_].from_recount:
+        # a flag the recount held back on a fist never seen with its thumb is said as an abstention
+        return _cell_open(v, recount_calls, cells) or any(
+            Blind.NO_THUMB.value in a.why and a.covers(s, "zone", v["t0"], v["t1"], TIME_TOLERANCE)
+            for a in abstained for s in v["seats"])
     wins = foul_windows(type_)
     return any(a.covers(s, w, v["t0"], v["t1"], TIME_TOLERANCE) for a in abstained for s in v["seats"] for w in wins)
 

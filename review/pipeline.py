@@ -42,7 +42,7 @@ from .stakes import STAKES_FILE, pass_stakes, stakes_json
 from .recount import (NOT_IN_VIDEO, NOT_PLACED, RECORD_NOT_FIT, CallRecount, Placement, calls_outside, recount,
                       with_open_calls)
 from .venues import ModelChoice, VenueError, choose, of_game, read_json
-from .view import Abstention, abstentions, placement_doubts, unseen_cells, withhold
+from .view import Abstention, abstentions, placement_doubts, unseen_cells, untimed_fists, withhold
 from .workspace import GameWorkspace, WorkspaceError
 
 Progress = Callable[[ProgressReport], None]
@@ -577,6 +577,8 @@ def _after_align(game: Game, tracks, frames, alignment, marks, has_times: bool, 
     t0 = time.perf_counter()
     ctx = CheckContext(game.protocol, game.replay, alignment.intervals, tracks, slack=placement_slack(alignment, None),
                        neighbours=crossing_seats(game.calibration.camera(game.cam).seats))
+    # the recount's fists never seen with their thumb: what it held back, said with the rest
+    unseen = list(unseen) + untimed_fists(recounts, {iv.key: iv.label for iv in alignment.intervals})
     incidents, unseen = withhold(run_checks(ctx, recounts), unseen)
     if only:
         incidents = [i for i in incidents if i.source.value != "video" or _selected(i.phase.key, only)]

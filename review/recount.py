@@ -14,6 +14,7 @@ from typing import Iterable, Mapping
 from engine.profiles import Profile
 from engine.timeline import Interval, Kind
 from engine.voting import VoteWindow
+from vision.view_quality import Blind
 
 from .fouls import IncidentType as T
 
@@ -21,6 +22,12 @@ SAMPLED, FULL_RATE = "sampled", "full_rate"
 
 # Forms the vision layer reports for a hand on the table during a vote.
 GOOD_FORMS = frozenset({"thumb_up", "fist"})
+# A fist whose thumb was never seen counts, but says nothing of when it was
+# placed or lifted: a hand held or resting over the table before the call reads
+# the same. Of the vote flags of ten analyses (session 49, README), those raised
+# on such a fist were 11 false and 1 true; on a thumb-up, 3 false and 8 true.
+# Its timing flags are held back (`VoterVerdict.held`) and said as an abstention.
+UNTIMED_FORMS = frozenset({"fist"})
 
 
 @dataclass(frozen=True)
@@ -59,6 +66,8 @@ class VoterVerdict:
     form: str | None = None
     confidence: float = 1.0
     flags: list[str] = field(default_factory=list)   # incident types: early_vote, early_lift, ...
+    # flags not raised because the form says nothing of the timing (UNTIMED_FORMS)
+    held: list[str] = field(default_factory=list)
     timing: str | None = None                        # Placement.timing (None for a default vote)
     lift_timing: str | None = None
 
@@ -156,6 +165,32 @@ def _blind_from(calls: list[Interval], unseen: Mapping[str, Mapping[int, tuple[s
     return next((i for i, c in enumerate(calls) if seat in unseen.get(c.key, {})), len(calls))
 
 
+NO_THUMB = Blind.NO_THUMB.value
+
+
+def _with_untimed_fists(calls: list[Interval], placements: Mapping[int, list[Placement]], profile: Profile,
+                        until: float | None, unseen: Mapping[str, Mapping[int, tuple[str, ...]]],
+                        eligible: Iterable[int]) -> Mapping[str, Mapping[int, tuple[str, ...]]]:
+    """`unseen` with the cells an untimed fist leaves open: a seat whose first vote
+    of the pass is a fist never seen with its thumb (UNTIMED_FORMS) and who places
+    a hand again later in the pass. Which of the two was the vote cannot be told
+    (a hand hovering over the table before the call reads as that fist), so the
+    seat's cells from that fist's call on are open, not a count and a double vote.
+    Measured on a corner camera (fresh seed 3812): such a fist counted for the
+    wrong candidate and raised the double votes of the seat's real vote."""
+    out = {k: dict(v) for k, v in unseen.items()}
+    for seat in eligible:
+        seen = [(idx, reason, pl) for pl in sorted(placements.get(seat, []), key=lambda p: p.t_place)
+                for idx, reason in [_assign(pl, calls, profile, until)] if idx is not None]
+        first = next((n for n, (_, reason, pl) in enumerate(seen) if reason != "late" and pl.form in GOOD_FORMS),
+                     None)
+        if first is None or seen[first][2].form not in UNTIMED_FORMS or first == len(seen) - 1:
+            continue
+        cell = out.setdefault(calls[seen[first][0]].key, {})
+        cell[seat] = tuple(dict.fromkeys(cell.get(seat, ()) + (NO_THUMB,)))
+    return out
+
+
 BALLOTS = "ballots"
 
 
@@ -186,6 +221,7 @@ def recount_pass(calls: list[Interval], placements: Mapping[int, list[Placement]
     verdicts: dict[str, list[VoterVerdict]] = {c.key: [] for c in calls}
     voted: set[int] = set()
     unseen = unseen or {}
+    unseen = _with_untimed_fists(calls, placements, profile, until, unseen, eligible)
     blind_from = {seat: _blind_from(calls, unseen, seat) for seat in eligible}
     for seat in eligible:
         for pl in sorted(placements.get(seat, []), key=lambda p: p.t_place):
@@ -221,6 +257,8 @@ def recount_pass(calls: list[Interval], placements: Mapping[int, list[Placement]
             lift = pl.latest_lift
             if v.counted and close is not None and lift is not None and lift + _margin(pl.lift_timing) < close:
                 v.flags.append(T.EARLY_LIFT.value)
+            if pl.form in UNTIMED_FORMS:
+                v.held, v.flags = v.flags, []
             verdicts[call.key].append(v)
     out: list[CallRecount] = []
     last = len(calls) - 1

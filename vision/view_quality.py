@@ -47,6 +47,7 @@ class Blind(StrEnum):
     PLACED = "placed"            # the seat's player was not found when the seats were proposed (review.view)
     ZONE_PLACE = "zone_place"    # the seat's proposed table zone was not confirmed by the frames (review.view)
     NEIGHBOUR = "neighbour"      # a neighbour's own arm crossed the window then (vision.neighbour_arms)
+    NO_THUMB = "no_thumb"        # a fist never seen with its thumb: when it voted is unknown (review.recount)
 
 
 WHY_TEXT = MappingProxyType({
@@ -66,6 +67,8 @@ WHY_TEXT = MappingProxyType({
                       "by more than a hand's breadth allows (draw the zone on the Calibration page to judge it)",
     Blind.NEIGHBOUR: "a neighbour's own arm crossed its window at that moment (to her mask, raised, "
                      "standing up or touching this seat): whose touch it was cannot be told",
+    Blind.NO_THUMB: "its fist was never seen with the thumb up, and a hand held or resting over the table "
+                    "looks the same: when it voted (placed, lifted, or which call) is not judged",
 })
 
 WINDOWS = ("head", "zone", "body")

@@ -330,3 +330,38 @@ def test_a_record_of_ballots_without_counts_is_recounted_against_the_count_its_b
 def test_a_record_with_counts_keeps_them_whatever_its_ballots_say():
     rc, _ = run(listed(4, 5, (1, 2, 3), ()), {s: [fist(s, 61.4)] for s in (1, 2, 3, 4)})
     assert [(c.announced, c.announced_from) for c in rc] == [(4, None), (5, None)]
+
+
+def test_a_fist_never_seen_with_its_thumb_counts_but_raises_no_timing_flag():
+    # placed before the call ended and lifted before "thank you": on a thumb-up both flags
+    early = {3: [fist(3, 60.2, lift=61.8)], 6: [fist(6, 60.2, lift=61.8, form="fist")]}
+    rc, _ = run(protocol(2, 7), early)
+    by = {v.seat: v for v in rc[0].voters}
+    assert by[3].counted and by[3].flags == ["early_vote", "early_lift"] and by[3].held == []
+    assert by[6].counted and by[6].flags == [] and by[6].held == ["early_vote", "early_lift"]
+    assert rc[0].recount == 2
+    # after "thank you": void under MC, held as a late vote, not raised
+    rc, _ = run(protocol(0, 9), {1: [fist(1, 62.6, lift=63.5, form="fist")]})
+    v = rc[0].voters[0]
+    assert not v.counted and v.reason == "late" and v.flags == [] and v.held == ["late_vote"]
+
+
+def test_an_untimed_fist_then_another_hand_of_the_seat_leaves_its_cells_open():
+    from review.recount import NO_THUMB
+    # seat 4: a thumbless "fist" in the call on 5, then a thumb-up in the call on 7.
+    # Which was the vote cannot be told: no count, no double vote, the cells open
+    pl = {4: [fist(4, 61.3, lift=62.3, form="fist"), fist(4, 65.3, lift=66.3)], 1: [fist(1, 61.3, lift=62.9)]}
+    rc, _ = run(protocol(1, 8), pl)
+    assert all(dict(c.unverified).get(4) == (NO_THUMB,) for c in rc)
+    v4 = [v for c in rc for v in c.voters if v.seat == 4]
+    assert v4 and not any(v.counted or v.flags for v in v4)
+    assert rc[0].recount == 1 and 4 not in rc[1].defaults
+    # a thumb-up first and the thumbless fist second: the vote stands, the second flag is held
+    pl = {4: [fist(4, 61.3, lift=62.9), fist(4, 65.3, lift=66.3, form="fist")]}
+    rc, _ = run(protocol(1, 8), pl)
+    assert not any(c.unverified for c in rc)
+    second = next(v for v in rc[1].voters if v.seat == 4 and v.reason == "second_vote")
+    assert second.flags == [] and second.held == ["double_vote"]
+    # alone in its pass, the thumbless fist is counted where it landed
+    rc, _ = run(protocol(1, 8), {4: [fist(4, 61.3, lift=62.9, form="fist")]})
+    assert not any(c.unverified for c in rc) and rc[0].recount == 1

@@ -229,6 +229,23 @@ def test_a_mask_reader_wrong_in_a_sixth_of_a_seats_frames_is_not_believed_there(
     assert {(a.seat, a.window) for a in abstentions(tl, v)} == {(5, "head")}
 
 
+def test_a_mask_reader_wrong_as_often_as_on_the_sample_proposals_seat_10_is_not_believed():
+    # the sample's proposal: seat 10's head read against the baseline in 0.098 of its
+    # frames raised six false peeks; seats read right stay at 0.05 and under. Every
+    # 10th frame wrong is 0.078 of the baseline here, every 20th 0.039
+    p = game()
+    rep = replay(p)
+    tl = build_timeline(p, rep)
+    for every, believed in ((10, False), (20, True)):
+        v = game_long_views(
+            lambda seat, i, night: ("mask_off" if night else "mask_on") if seat == 5 and i % every == 0 else
+            ("mask_on" if night else "mask_off"),
+            lambda seat, i, night: "night" if night else "rest")
+        shares = implausible(tl, {(5, "head"): [x for x in v if (x.seat, x.window) == (5, "head")]})
+        assert ((5, "head") not in shares) is believed, (every, shares)
+        assert believed or 0.07 < shares[(5, "head")] < 0.10
+
+
 def test_a_window_that_misreads_several_seats_is_not_believed_on_any_seat_of_the_game():
     # the body window reads seats 2, 4 and 6 as standing all day (a venue it was not
     # trained on): the seats it seems to read right are right by chance, so seat 9's
@@ -267,3 +284,27 @@ def test_a_night_the_record_gives_without_calls_is_no_baseline():
     v = game_long_views(lambda seat, i, night: "mask_on" if night else "mask_off",
                         lambda seat, i, night: ("raised" if seat == 3 else "night") if night else "rest")
     assert {(a.seat, a.window) for a in abstentions(tl, v)} == {(3, "body")}
+
+
+def test_what_the_recount_held_back_on_a_thumbless_fist_is_said_where_it_happened():
+    from review.evaluate import _abstained
+    from review.view import untimed_fists
+    # seat 6: a thumbless fist placed before the call on 5 ended (an early vote on a thumb-up);
+    # seat 4: a thumbless fist in the call on 5, then a thumb-up in the call on 7
+    pl = dict(HONEST)
+    pl[6] = [Placement(6, 60.2, 64.0, "fist")]
+    pl[4] = [Placement(4, 61.5, 62.2, "fist"), Placement(4, 65.5, 66.8)]
+    tl, rc, incidents, found = setup({}, placements=pl)
+    assert not any(i.type.value in ("early_vote", "double_vote") for i in incidents)
+    labels = {iv.key: iv.label for iv in tl}
+    said = untimed_fists(rc, labels)
+    held = [a for a in said if a.seat == 6]
+    assert len(held) == 1 and held[0].withheld == ("early_vote",) and not held[0].whole
+    assert (held[0].t0, held[0].t1) == (60.2, 64.0) and held[0].window == "zone"
+    assert "never seen with the thumb up" in sentence(held[0])
+    opened = [a for a in said if a.seat == 4]
+    assert len(opened) == 2 and all(a.why == (Blind.NO_THUMB.value,) and a.whole for a in opened)
+    assert {a.key for a in opened} == {c.key for c in rc}
+    # the evaluation counts such an act as one the analysis said it could not judge
+    act = {"type": "early_vote", "seats": [6], "t0": 60.2, "t1": 61.0}
+    assert _abstained(act, said, [], ()) and not _abstained({**act, "seats": [3]}, said, [], ())
