@@ -298,7 +298,13 @@ def _assign(pl: Placement, calls: list[Interval], profile: Profile,
         inside = window.contains(t)
         if inside is None:
             continue
-        if inside:
+        # A sampled first sighting just after "Thank you" may have landed before it
+        # (within one frame of the vote rate; the landing step could not time it):
+        # not a late vote. Fresh seed 3812 (a corner camera): a vote landed 1 s
+        # before "Thank you", the hand model first saw it 0.18 s after: a false late
+        # vote and a cell counted wrong. Injected late votes land 0.08-0.35 s after
+        # and are timed at the full rate (the committed sample's, 0.27 s).
+        if inside or (window.opens is not None and t > window.opens and window.contains(t - _margin(pl.timing))):
             return i, "in_window"
         open_ = window.opens
         if open_ is not None and t < open_:

@@ -48,7 +48,7 @@ def test_in_window_votes_count_and_the_rest_default_to_the_last_candidate():
 
 
 def test_vote_after_thank_you_is_void_under_mc_but_counts_under_sm():
-    pl = {1: [fist(1, 62.6, lift=63.5)]}  # just after "thank you" (62.5), lifted before call 7
+    pl = {1: [fist(1, 62.8, lift=63.5)]}  # after "thank you" (62.5), lifted before call 7
     rc, _ = run(protocol(0, 9), pl)
     v = rc[0].voters[0]
     assert not v.counted and "late_vote" in v.flags and rc[0].recount == 0
@@ -341,7 +341,7 @@ def test_a_fist_never_seen_with_its_thumb_counts_but_raises_no_timing_flag():
     assert by[6].counted and by[6].flags == [] and by[6].held == ["early_vote", "early_lift"]
     assert rc[0].recount == 2
     # after "thank you": void under MC, held as a late vote, not raised
-    rc, _ = run(protocol(0, 9), {1: [fist(1, 62.6, lift=63.5, form="fist")]})
+    rc, _ = run(protocol(0, 9), {1: [fist(1, 62.8, lift=63.5, form="fist")]})
     v = rc[0].voters[0]
     assert not v.counted and v.reason == "late" and v.flags == [] and v.held == ["late_vote"]
 
@@ -365,3 +365,16 @@ def test_an_untimed_fist_then_another_hand_of_the_seat_leaves_its_cells_open():
     # alone in its pass, the thumbless fist is counted where it landed
     rc, _ = run(protocol(1, 8), {4: [fist(4, 61.3, lift=62.9, form="fist")]})
     assert not any(c.unverified for c in rc) and rc[0].recount == 1
+
+
+def test_a_fist_first_seen_within_a_frame_after_thank_you_may_have_landed_on_time():
+    from dataclasses import replace as _r
+    from review.recount import FULL_RATE
+    # "thank you" at 62.5; sampled at 5 fps, a first sighting at 62.6 may have landed at 62.41
+    rc, _ = run(protocol(1, 8), {1: [fist(1, 62.6, lift=63.5)]})
+    v = rc[0].voters[0]
+    assert v.counted and v.reason == "in_window" and v.flags == [] and rc[0].recount == 1
+    # the landing timed at the full rate is the landing itself: late
+    rc, _ = run(protocol(0, 9), {1: [_r(fist(1, 62.6, lift=63.5), timing=FULL_RATE)]})
+    v = rc[0].voters[0]
+    assert not v.counted and v.flags == ["late_vote"]
