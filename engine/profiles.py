@@ -37,6 +37,7 @@ CHOICES: dict[str, tuple] = {
     "vote_window_opens": ("call_end", "call", "call1", "number"),
     "vote_window_closes": ("before_thanks", "on_thanks_inclusive"),
     "default_votes": ("last_candidate", "none"),
+    "vote_form": ("thumb_up", "fist"),
     "revote_fewer_tied": ("revote", "raise"),
     "split_order": ("same", "reverse"),
     "raise_threshold": ("more_than_half",),
@@ -97,6 +98,7 @@ class Profile:
     double_vote: str
     early_lift: str
     wrong_form: str | None
+    vote_form: str                 # the vote itself: a fist with the thumb up, or a plain upright fist
     revote_fewer_tied: str
     split_order: str
     raise_threshold: str

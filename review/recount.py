@@ -27,7 +27,14 @@ GOOD_FORMS = frozenset({"thumb_up", "fist"})
 # the same. Of the vote flags of ten analyses (session 49, README), those raised
 # on such a fist were 11 false and 1 true; on a thumb-up, 3 false and 8 true.
 # Its timing flags are held back (`VoterVerdict.held`) and said as an abstention.
+# Only where the profile's vote is a thumb-up fist (`Profile.vote_form`): under
+# SM 6.4 the upright fist without thumb is the vote itself.
 UNTIMED_FORMS = frozenset({"fist"})
+
+
+def untimed(form: str | None, profile: Profile) -> bool:
+    """Is a fist of this form silent on its timing under the profile?"""
+    return profile.vote_form == "thumb_up" and form in UNTIMED_FORMS
 
 
 @dataclass(frozen=True)
@@ -172,7 +179,7 @@ def _with_untimed_fists(calls: list[Interval], placements: Mapping[int, list[Pla
                         until: float | None, unseen: Mapping[str, Mapping[int, tuple[str, ...]]],
                         eligible: Iterable[int]) -> Mapping[str, Mapping[int, tuple[str, ...]]]:
     """`unseen` with the cells an untimed fist leaves open: a seat whose first vote
-    of the pass is a fist never seen with its thumb (UNTIMED_FORMS) and who places
+    of the pass is a fist never seen with its thumb (`untimed`) and who places
     a hand again later in the pass. Which of the two was the vote cannot be told
     (a hand hovering over the table before the call reads as that fist), so the
     seat's cells from that fist's call on are open, not a count and a double vote.
@@ -184,7 +191,7 @@ def _with_untimed_fists(calls: list[Interval], placements: Mapping[int, list[Pla
                 for idx, reason in [_assign(pl, calls, profile, until)] if idx is not None]
         first = next((n for n, (_, reason, pl) in enumerate(seen) if reason != "late" and pl.form in GOOD_FORMS),
                      None)
-        if first is None or seen[first][2].form not in UNTIMED_FORMS or first == len(seen) - 1:
+        if first is None or not untimed(seen[first][2].form, profile) or first == len(seen) - 1:
             continue
         cell = out.setdefault(calls[seen[first][0]].key, {})
         cell[seat] = tuple(dict.fromkeys(cell.get(seat, ()) + (NO_THUMB,)))
@@ -257,7 +264,7 @@ def recount_pass(calls: list[Interval], placements: Mapping[int, list[Placement]
             lift = pl.latest_lift
             if v.counted and close is not None and lift is not None and lift + _margin(pl.lift_timing) < close:
                 v.flags.append(T.EARLY_LIFT.value)
-            if pl.form in UNTIMED_FORMS:
+            if untimed(pl.form, profile):
                 v.held, v.flags = v.flags, []
             verdicts[call.key].append(v)
     out: list[CallRecount] = []

@@ -378,3 +378,15 @@ def test_a_fist_first_seen_within_a_frame_after_thank_you_may_have_landed_on_tim
     rc, _ = run(protocol(0, 9), {1: [_r(fist(1, 62.6, lift=63.5), timing=FULL_RATE)]})
     v = rc[0].voters[0]
     assert not v.counted and v.flags == ["late_vote"]
+
+
+def test_under_sport_mafia_the_upright_fist_is_the_vote_and_keeps_its_timing_flags():
+    # SM 6.4: "a clenched fist vertically on the table", no thumb: a fist read without
+    # one is the vote's own form there, and an early lift is still a foul
+    early_lift = {3: [fist(3, 61.2, lift=61.9, form="fist")]}
+    rc, rep = run(protocol(1, 8, "sport-mafia"), early_lift)
+    assert rep.profile.vote_form == "fist"
+    v = rc[0].voters[0]
+    assert v.counted and v.flags == ["early_lift"] and v.held == []
+    rc, rep = run(protocol(1, 8), early_lift)
+    assert rep.profile.vote_form == "thumb_up" and rc[0].voters[0].held == ["early_lift"]
