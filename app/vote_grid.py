@@ -5,6 +5,7 @@ import html
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
+from review.coverage import short_why
 from review.recount_file import RecountFile, VoteCall, VoterRecord
 
 SEATS = tuple(range(1, 11))
@@ -35,11 +36,15 @@ def calls_of(recount: RecountFile, round_: int) -> list[VoteCall]:
     return [c for c in recount.calls if c.round == round_]
 
 
+def cell_why(why: tuple[str, ...]) -> str:
+    return ", ".join(dict.fromkeys(short_why(w) for w in why)) or "not seen"
+
+
 def cell(call: VoteCall, seat: int, verified: str | None = None) -> CellView:
     why = dict(call.unverified).get(seat)
     if why is not None:
         # not a guess: the analysis could not see this seat's zone here (review.view)
-        return CellView("? cannot judge\n" + (", ".join(why).replace("_", " ") or "not seen"), "unverified", verified)
+        return CellView("? cannot judge\n" + cell_why(why), "unverified", verified)
     rec = next((v for v in call.voters if v.seat == seat), None)
     if rec is not None:
         return CellView(_describe(call, rec), "counted" if rec.counted else "void", verified)

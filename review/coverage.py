@@ -41,6 +41,22 @@ def _field(iv: Any, name: str) -> Any:
     return iv.get(name) if isinstance(iv, Mapping) else getattr(iv, name, None)
 
 
+# Why a seat was not judged, in a few words a judge reads in a grid cell or a
+# sentence (the reasons of vision.view_quality.Blind and review.recount; the
+# full sentences are the abstentions' `reason`, in the queue's list).
+SHORT_WHY: Mapping[str, str] = {
+    "dark": "too dark", "flat": "low contrast", "unfamiliar": "unusual view", "unsure": "reader unsure",
+    "unread": "hand or face not read", "implausible": "seat misread", "venue": "venue misread",
+    "unlearned": "venue model unsure", "placed": "seat not found", "zone_place": "zone not placed",
+    "neighbour": "neighbour's arm", "no_thumb": "thumb not seen", "call_not_placed": "call not placed",
+    "record_does_not_fit": "record does not fit", "not_in_the_video": "not in the video",
+}
+
+
+def short_why(why: str) -> str:
+    return SHORT_WHY.get(why, why.replace("_", " "))
+
+
 def eligible_voters(intervals: Iterable[Any]) -> dict[str, int]:
     """vote interval key -> how many seats could vote there, from timeline intervals
     (engine.timeline.Interval or their timeline.json form)."""
@@ -97,7 +113,7 @@ CLEAN_WHY = "no foul is raised and no vote counted where the picture could not b
 
 def coverage_text(cov: Coverage, markdown: bool = True) -> str:
     """What the app's first page and `mafvar analyze` say of it."""
-    reasons = ", ".join(f"{why.replace('_', ' ')} {n}" for why, n in cov.reasons[:4])
+    reasons = ", ".join(f"{short_why(why)} {n}" for why, n in cov.reasons[:4])
     said = (f"Judged from the picture: {cov.cells_judged} of {cov.cells} vote cells"
             + (f"; {cov.seat_intervals} seat-intervals could not be judged ({reasons})" if cov.seat_intervals else
                "; every seat-interval judged") + ".")

@@ -28,6 +28,7 @@ from typing import Any, Mapping, Sequence
 
 from engine.protocol import Protocol
 
+from .coverage import short_why
 from .impact import as_played, outcome_with
 from .recount import NOT_IN_VIDEO, RECORD_NOT_FIT, CallRecount
 
@@ -86,7 +87,7 @@ class PassStake:
 
     def sentence(self) -> str:
         who = _seats(self.seats)
-        why = sorted({w.replace("_", " ") for s in self.seats for w in self.why.get(s, ())})
+        why = sorted({short_why(w) for s in self.seats for w in self.why.get(s, ())})
         head = f"{self.label}: {who} cannot be judged here ({', '.join(why) or 'not seen'})"
         if not self.weighed:
             return f"{head}; too many readings to weigh: look at {who} by hand. As played: {self.as_played}."

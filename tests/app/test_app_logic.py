@@ -270,6 +270,17 @@ def test_vote_cell_says_frame_timed_edges_against_thank_you():
     assert "thank you" not in cell(call, 7).text
 
 
+def test_a_cell_not_judged_says_why_in_a_judges_words():
+    from app.vote_grid import cell
+    from review.recount import NO_THUMB
+    from review.recount_file import VoteCall
+    call = VoteCall(0, 1, 5, t_call=60.0, t_thanks=62.94, voters=(),
+                    unverified=((3, ("implausible", "unread")), (4, (NO_THUMB,)), (6, ())))
+    assert cell(call, 3).text == "? cannot judge\nseat misread, hand or face not read"
+    assert cell(call, 3).state == "unverified"
+    assert cell(call, 4).text.endswith("thumb not seen") and cell(call, 6).text.endswith("not seen")
+
+
 def test_vote_grid_row_labels_wrap_in_their_column_with_the_clock_kept_whole():
     """A revote's label is longer than its fixed column: it wraps (it ran into
     seat 1's cell), escaped, its clock time on one line."""

@@ -477,9 +477,9 @@ def test_votes_the_unread_seats_could_have_decided_are_on_the_first_page_and_the
     for step in ANALYSIS_STEPS:
         ws.mark_done(step, {})
     rnd = load_recount(ws.recount_path).calls[0].round
-    clash = ("day 1, vote: seat 3 cannot be judged here (unread). The record lists seat 3 for 5, which with what "
+    clash = ("day 1, vote: seat 3 cannot be judged here (hand or face not read). The record lists seat 3 for 5, which with what "
              "the picture shows does not give its announced counts: its counts or its lists are wrong.")
-    decides = "day 1, revote: seat 6 cannot be judged here (unread). If seat 6 voted for 5: seat 5 voted out."
+    decides = "day 1, revote: seat 6 cannot be judged here (hand or face not read). If seat 6 voted for 5: seat 5 voted out."
     either = "day 9, vote: seat 4 cannot be judged here (dark); however seat 4 voted, seat 2 voted out."
     (ws.analysis_dir / STAKES_FILE).write_text(json.dumps({"format": STAKES_FORMAT, "version": STAKES_VERSION, "passes": [
         {"round": rnd + 8, "t0": 9.0, "decides": False, "text": either},

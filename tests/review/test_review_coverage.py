@@ -42,3 +42,11 @@ def test_eligible_voters_read_from_the_engines_intervals_and_their_json_alike():
     assert eligible_voters(as_json) == {"r0.vote.p0.c5": 9}
     raised = VoteCall(round=0, pass_=1, candidate=None, kind="raise", unverified=((2, ("dark",)),))
     assert coverage([raised], [raise_], []).cells_judged == 2
+
+
+def test_every_reason_a_seat_is_not_judged_has_a_judges_words():
+    from review.coverage import SHORT_WHY, short_why
+    from review.recount import NO_THUMB, NOT_IN_VIDEO, NOT_PLACED, RECORD_NOT_FIT
+    from vision.view_quality import Blind
+    assert {b.value for b in Blind} | {NO_THUMB, NOT_PLACED, RECORD_NOT_FIT, NOT_IN_VIDEO} <= set(SHORT_WHY)
+    assert short_why("unread") == "hand or face not read" and short_why("something_new") == "something new"

@@ -274,7 +274,7 @@ def test_an_unread_seat_that_could_have_changed_who_left_is_named_with_the_readi
     assert [(o, r) for o, r in st.alternatives] == [("seat 7 voted out", {6: 7})]
     assert st.fit_announced == ({6: 5},)
     text = st.sentence()
-    assert text.startswith("day 2, vote: seat 6 cannot be judged here (unread)")
+    assert text.startswith("day 2, vote: seat 6 cannot be judged here (hand or face not read)")
     assert "only if seat 6 voted for 5" in text and "If seat 6 voted for 7: seat 7 voted out" in text
 
 

@@ -166,7 +166,7 @@ def test_report_on_inputs_past_the_limits_names_the_problem(tmp_path):
 def test_report_names_the_votes_unread_seats_could_have_decided(tmp_path):
     from review.stakes import STAKES_FILE, STAKES_FORMAT, STAKES_VERSION
     _game(tmp_path)
-    decides = f"day 3, vote: seat 6 cannot be judged here (unread). If seat 6 voted for 8: seat 8 voted out {EVIL}."
+    decides = f"day 3, vote: seat 6 cannot be judged here (hand or face not read). If seat 6 voted for 8: seat 8 voted out {EVIL}."
     either = "day 3, revote: seat 2 cannot be judged here (dark); however seat 2 voted, seat 5 voted out."
     (tmp_path / "analysis" / STAKES_FILE).write_text(json.dumps({
         "format": STAKES_FORMAT, "version": STAKES_VERSION,
