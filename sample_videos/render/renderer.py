@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import multiprocessing as mp
+import os
 import subprocess
 import time
 from dataclasses import dataclass
@@ -484,11 +485,18 @@ def render_video(scene: Scene, scripts: Scripts, duration: float, out_path: str 
                 "-c:a", "aac", "-b:a", "96k", "-t", f"{n / fps:.3f}"]
     # A keyframe every second: the analysis seeks to scheduled seconds, and a long
     # GOP would make every seek decode up to 10 s of frames it then discards.
+    # Written beside the target and moved into place only when every frame is in:
+    # a render stopped part-way (killed, out of memory) must not leave a video.mp4
+    # whose header promises the whole game (the audio is padded to it) over the
+    # frames it got: a game that looks rendered and is not (session 48's seed 3813).
+    out_path = Path(out_path)
+    part = out_path.with_name(f".{out_path.name}.partial")
     cmd += ["-c:v", "libx264", "-preset", preset, "-crf", str(crf), "-g", str(fps), "-pix_fmt", "yuv420p",
-            "-movflags", "+faststart", str(out_path)]
+            "-movflags", "+faststart", "-f", "mp4", str(part)]
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdin=subprocess.PIPE)
     written = rendered = 0
+    complete = False
     try:
         for i, u, fr in iter_frames(scene, scripts, n, fps, hold, workers, chunk):
             proc.stdin.write(fr)
@@ -496,11 +504,25 @@ def render_video(scene: Scene, scripts: Scripts, duration: float, out_path: str 
             rendered += i == u
             if progress and (written % chunk == 0 or written == n):
                 progress(written, n)
+        complete = written == n
     finally:
-        proc.stdin.close()
-        rc = proc.wait()
+        if complete:
+            proc.stdin.close()
+            rc = proc.wait()
+        else:
+            proc.kill()
+            proc.wait()
+            try:
+                proc.stdin.close()
+            except OSError:     # the pipe's unflushed frames: FFmpeg is gone
+                pass
+            part.unlink(missing_ok=True)
+    if not complete:
+        raise RuntimeError(f"the renderer gave {written} of {n} frames; no video written")
     if rc != 0:
+        part.unlink(missing_ok=True)
         raise RuntimeError(f"ffmpeg failed with exit code {rc}")
+    os.replace(part, out_path)
     elapsed = time.perf_counter() - t0
     return {"frames": written, "rendered": rendered, "reused": written - rendered, "seconds": elapsed,
             "seconds_per_video_second": elapsed / max(duration, 1e-9)}

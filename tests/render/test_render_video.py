@@ -43,3 +43,20 @@ def test_video_has_frames_and_audio(gl_available, tmp_path):
     info = subprocess.run([_ffmpeg(), "-hide_banner", "-i", str(out)], capture_output=True, text=True).stderr
     assert "Video: h264" in info and "yuv420p" in info and "25 fps" in info
     assert "Audio: aac" in info
+
+
+def test_a_render_stopped_part_way_leaves_no_video_and_keeps_the_one_before(gl_available, tmp_path):
+    # a stopped render had left a video.mp4 whose header promised the whole game
+    # (its audio padded to it) over the frames it got: a game that looked rendered
+    scene = build_scene(seed=2, width=320, height=180)
+    out = tmp_path / "video.mp4"
+    out.write_bytes(b"the one before")
+
+    def stop(done: int, total: int) -> None:
+        if done >= 5:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        render_video(scene, {}, 0.8, out, fps=25, workers=1, chunk=5, progress=stop)
+    assert out.read_bytes() == b"the one before"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["video.mp4"]
