@@ -175,25 +175,24 @@ def _blind_from(calls: list[Interval], unseen: Mapping[str, Mapping[int, tuple[s
 NO_THUMB = Blind.NO_THUMB.value
 
 
-def _with_untimed_fists(calls: list[Interval], placements: Mapping[int, list[Placement]], profile: Profile,
-                        until: float | None, unseen: Mapping[str, Mapping[int, tuple[str, ...]]],
-                        eligible: Iterable[int]) -> Mapping[str, Mapping[int, tuple[str, ...]]]:
+def _with_untimed_fists(calls: list[Interval], assigned: Mapping[int, list[tuple[Placement, int, str]]],
+                        profile: Profile, unseen: Mapping[str, Mapping[int, tuple[str, ...]]]
+                        ) -> Mapping[str, Mapping[int, tuple[str, ...]]]:
     """`unseen` with the cells an untimed fist leaves open: a seat whose first vote
     of the pass is a fist never seen with its thumb (`untimed`) and who places
     a hand again later in the pass. Which of the two was the vote cannot be told
     (a hand hovering over the table before the call reads as that fist), so the
     seat's cells from that fist's call on are open, not a count and a double vote.
     Measured on a corner camera (fresh seed 3812): such a fist counted for the
-    wrong candidate and raised the double votes of the seat's real vote."""
+    wrong candidate and raised the double votes of the seat's real vote.
+    `assigned`: seat -> its placements in this pass with their call and how (`_assign`)."""
     out = {k: dict(v) for k, v in unseen.items()}
-    for seat in eligible:
-        seen = [(idx, reason, pl) for pl in sorted(placements.get(seat, []), key=lambda p: p.t_place)
-                for idx, reason in [_assign(pl, calls, profile, until)] if idx is not None]
-        first = next((n for n, (_, reason, pl) in enumerate(seen) if reason != "late" and pl.form in GOOD_FORMS),
+    for seat, seen in assigned.items():
+        first = next((n for n, (pl, _, reason) in enumerate(seen) if reason != "late" and pl.form in GOOD_FORMS),
                      None)
-        if first is None or not untimed(seen[first][2].form, profile) or first == len(seen) - 1:
+        if first is None or not untimed(seen[first][0].form, profile) or first == len(seen) - 1:
             continue
-        cell = out.setdefault(calls[seen[first][0]].key, {})
+        cell = out.setdefault(calls[seen[first][1]].key, {})
         cell[seat] = tuple(dict.fromkeys(cell.get(seat, ()) + (NO_THUMB,)))
     return out
 
@@ -227,14 +226,14 @@ def recount_pass(calls: list[Interval], placements: Mapping[int, list[Placement]
     eligible = list(calls[0].details["eligible"]) if calls else []
     verdicts: dict[str, list[VoterVerdict]] = {c.key: [] for c in calls}
     voted: set[int] = set()
-    unseen = unseen or {}
-    unseen = _with_untimed_fists(calls, placements, profile, until, unseen, eligible)
+    # each seat's placements in this pass, with their call and how (the rest lie outside it)
+    assigned = {seat: [(pl, idx, reason) for pl in sorted(placements.get(seat, []), key=lambda p: p.t_place)
+                       for idx, reason in [_assign(pl, calls, profile, until)] if idx is not None]
+                for seat in eligible}
+    unseen = _with_untimed_fists(calls, assigned, profile, unseen or {})
     blind_from = {seat: _blind_from(calls, unseen, seat) for seat in eligible}
     for seat in eligible:
-        for pl in sorted(placements.get(seat, []), key=lambda p: p.t_place):
-            idx, reason = _assign(pl, calls, profile, until)
-            if idx is None:
-                continue  # outside this pass altogether
+        for pl, idx, reason in assigned[seat]:
             call = calls[idx]
             v = VoterVerdict(seat, False, reason, pl.t_place, pl.t_lift, pl.form, pl.confidence, timing=pl.timing,
                         lift_timing=pl.lift_timing)
