@@ -37,6 +37,29 @@ def untimed(form: str | None, profile: Profile) -> bool:
     return profile.vote_form == "thumb_up" and form in UNTIMED_FORMS
 
 
+# ... unless it rested like a vote: the seat's only hand on the table in the pass,
+# lifted at its call's "Thank you", within this long after it. Then it was that call's vote
+# and its early or late landing is one. Players lift at "Thank you" (the renders:
+# within 0.8 s of it, every vote of seven games); a hand held or resting over the
+# table stays (fresh seed 3812's proposal: 5.4 s after it, a false early vote).
+# Measured (session 50, README): the full-length game's true early vote (lifted
+# 1.0 s after) and the sample's true late vote (1.1 s) come back.
+VOTE_LIFT = 2.0
+# the flags such a fist still times: its landing against the window. An early
+# lift or a second vote is a hand leaving or coming back, which it cannot tell.
+LANDING_FLAGS = frozenset({T.EARLY_VOTE.value, T.LATE_VOTE.value})
+
+
+def rested_like_a_vote(pl: Placement, call: Interval, alone: bool) -> bool:
+    """Did an untimed fist (`untimed`) behave as its call's vote: the seat's only
+    placement of the pass (`alone`), lifted at "Thank you" (not before it by more
+    than a frame, not after it by more than VOTE_LIFT)?"""
+    close = call.details.get("window_close")
+    lift = pl.latest_lift
+    return (alone and close is not None and lift is not None
+            and close - _margin(pl.lift_timing) <= lift <= close + VOTE_LIFT)
+
+
 @dataclass(frozen=True)
 class Placement:
     """A hand that landed on the table in a seat's zone during voting."""
@@ -264,7 +287,9 @@ def recount_pass(calls: list[Interval], placements: Mapping[int, list[Placement]
             if v.counted and close is not None and lift is not None and lift + _margin(pl.lift_timing) < close:
                 v.flags.append(T.EARLY_LIFT.value)
             if untimed(pl.form, profile):
-                v.held, v.flags = v.flags, []
+                timed = rested_like_a_vote(pl, call, len(assigned[seat]) == 1)
+                v.held = [f for f in v.flags if not (timed and f in LANDING_FLAGS)]
+                v.flags = [f for f in v.flags if f not in v.held]
             verdicts[call.key].append(v)
     out: list[CallRecount] = []
     last = len(calls) - 1

@@ -340,10 +340,34 @@ def test_a_fist_never_seen_with_its_thumb_counts_but_raises_no_timing_flag():
     assert by[3].counted and by[3].flags == ["early_vote", "early_lift"] and by[3].held == []
     assert by[6].counted and by[6].flags == [] and by[6].held == ["early_vote", "early_lift"]
     assert rc[0].recount == 2
-    # after "thank you": void under MC, held as a late vote, not raised
-    rc, _ = run(protocol(0, 9), {1: [fist(1, 62.8, lift=63.5, form="fist")]})
+    # placed before the call, still down 2.3 s after "thank you" (62.5): a hand resting
+    # on the table reads the same, the early vote is held
+    rc, _ = run(protocol(3, 6), {6: [fist(6, 60.2, lift=64.8, form="fist")]})
+    v = rc[0].voters[0]
+    assert v.counted and v.flags == [] and v.held == ["early_vote"]
+    # after "thank you", still down 2.3 s after it: void under MC, held as a late vote
+    rc, _ = run(protocol(0, 9), {1: [fist(1, 62.8, lift=64.8, form="fist")]})
     v = rc[0].voters[0]
     assert not v.counted and v.reason == "late" and v.flags == [] and v.held == ["late_vote"]
+
+
+def test_an_untimed_fist_that_rested_like_a_vote_times_its_landing():
+    # the seat's only hand of the pass, lifted at "thank you" (62.5) or within VOTE_LIFT
+    # after it: its early or late landing is a flag; an early lift would still be held
+    rc, _ = run(protocol(3, 6), {6: [fist(6, 60.2, lift=63.1, form="fist")]})
+    v = rc[0].voters[0]
+    assert v.counted and v.flags == ["early_vote"] and v.held == []
+    rc, _ = run(protocol(0, 9), {1: [fist(1, 62.8, lift=63.5, form="fist")]})
+    v = rc[0].voters[0]
+    assert not v.counted and v.reason == "late" and v.flags == ["late_vote"] and v.held == []
+    # lifted before "thank you" by more than a frame: not how a vote leaves, both held
+    rc, _ = run(protocol(3, 6), {6: [fist(6, 60.2, lift=62.0, form="fist")]})
+    v = rc[0].voters[0]
+    assert v.flags == [] and v.held == ["early_vote", "early_lift"]
+    # the same fist with another hand of the seat later in the pass: held
+    rc, _ = run(protocol(3, 6), {6: [fist(6, 60.2, lift=63.1, form="fist"), fist(6, 65.3, lift=66.6)]})
+    v = next(v for v in rc[0].voters if v.seat == 6)
+    assert "early_vote" not in v.flags
 
 
 def test_an_untimed_fist_then_another_hand_of_the_seat_leaves_its_cells_open():
