@@ -381,7 +381,7 @@ def check_day_behaviour(ctx: CheckContext) -> list[Incident]:
 REACH_TO_VOTE = 0.5
 # why a zone_unread track may be a vote: the window sees one the hands did not
 # confirm, or a hand read as a thumb-up once that its other readings do not bear out
-UNREAD_VOTE = ("no_hand", "forms_disagree", "readings_disagree", "weak_fist")
+UNREAD_VOTE = ("no_hand", "open_hand", "forms_disagree", "readings_disagree", "weak_fist")
 
 
 def _voting(ctx: CheckContext, tr: Track) -> bool:

@@ -723,6 +723,11 @@ def _body_window(r: _Reading, views: list[HandView]) -> None:
         r.add(Observed.SEAT_EMPTY, b["empty"])
 
 
+# zone_unread's value where the window sees a vote and an own hand in the zone
+# is open (not of the fist family) with no form named
+OPEN_HAND = "open_hand"
+
+
 def _zone_vote(r: _Reading) -> None:
     """Whether a vote fist stands in the table zone, and its form: the hand
     landmarks first (MediaPipe's model, trained on real hands, read by the
@@ -803,8 +808,10 @@ def _zone_vote(r: _Reading) -> None:
     if trusted and WINDOW_VOTES:
         _zone_window(r)
     elif z and good + wrong >= ZONE_VOTE:
-        # the window sees a vote that no hand read confirms
-        r.add(Observed.ZONE_UNREAD, good + wrong, "no_hand")
+        # the window sees a vote that no hand read confirms (OPEN_HAND: an own hand
+        # is there, open, the form model naming nothing: `_filled_form`)
+        seen_open = any(v.state not in FIST_FAMILY for v in r.zone_views)
+        r.add(Observed.ZONE_UNREAD, good + wrong, OPEN_HAND if seen_open else "no_hand")
 
 
 def _zone_window(r: _Reading) -> None:
@@ -973,25 +980,41 @@ def _confirm_window_votes(out: list[FrameState], seat: int, landmarks: list[Seat
     """The zone window fills the gaps of a vote the hands saw: a frame where
     it alone sees a vote (zone_unread) within CONFIRM_S of a frame
     whose hands read a vote of the seat becomes that vote (the hand model
-    misses a 30 px fist in some frames of every vote), with the window's own
-    form. A window vote no hand ever confirms stays "cannot judge": on real
+    misses a 30 px fist in some frames of every vote), with the form
+    `_filled_form` gives. A window vote no hand ever confirms stays "cannot judge": on real
     pixels the window, trained on rendered hands only, is at chance."""
     by_t = {lm.t: lm for lm in landmarks}
     out = _split_readings_under_a_vote(out, seat, by_t)
-    read = sorted(f.t for f in out if f.seat == seat and f.state is Observed.FIST_ON_TABLE)
+    read = {f.t: f.value for f in out if f.seat == seat and f.state is Observed.FIST_ON_TABLE}
     if not read:
         return out
     kept = []
     for f in out:
-        if (f.seat == seat and f.state is Observed.ZONE_UNREAD and f.t in by_t
-                and min(abs(f.t - t) for t in read) <= CONFIRM_S):
-            z = appearance_of(by_t[f.t].features).get("zone", {})
-            good, wrong = z.get("vote", 0.0), z.get("wrong", 0.0)
-            form = "palm" if "wrong" in z and wrong >= WRONG_SHARE * (good + wrong) else "thumb_up"
-            kept.append(FrameState(f.t, seat, Observed.FIST_ON_TABLE, f.confidence, form))
+        near = min(read, key=lambda t: abs(f.t - t)) if f.seat == seat else None
+        if (near is not None and f.state is Observed.ZONE_UNREAD and f.t in by_t
+                and abs(f.t - near) <= CONFIRM_S):
+            kept.append(FrameState(f.t, seat, Observed.FIST_ON_TABLE, f.confidence,
+                                   _filled_form(by_t[f.t], read[near], f.value == OPEN_HAND)))
         else:
             kept.append(f)
     return kept
+
+
+def _filled_form(lm: SeatLandmarks, hands_form: str | None, open_hand: bool) -> str:
+    """The form of a frame the window fills: a thumb-up where the window sees the
+    right form; where it sees a wrong one, a palm if an own hand in the zone that
+    frame is open (OPEN_HAND: the hands agree something open stands there), else the form the
+    hands read in the nearest frame: the window alone names no wrong form (as in
+    `_zone_vote`: a false foul is worse than a missed one). Fresh seed 3814 (a
+    camera at 30 degrees) filled a left-hand thumb-up the hands had read as a
+    thumb-up and a fist, no hand in the zone in between, with five frames of the
+    window's "palm": a false wrong form. The committed sample's true palm (seat 4,
+    62 s) is seen open by the hands in every frame the window fills."""
+    z = appearance_of(lm.features).get("zone", {})
+    good, wrong = z.get("vote", 0.0), z.get("wrong", 0.0)
+    if "wrong" in z and wrong >= WRONG_SHARE * (good + wrong):
+        return "palm" if open_hand else (hands_form or "fist")
+    return "thumb_up"
 
 
 def _weak_fists(out: list[FrameState], seat: int) -> list[FrameState]:

@@ -36,7 +36,7 @@ class Observed(StrEnum):
     FINGERS_SHOWN = "fingers_shown"    # [count 0-5]
     POINTING = "pointing"
     FIST_ON_TABLE = "fist_on_table"    # [form: thumb_up, fist, palm, fingertip]
-    ZONE_UNREAD = "zone_unread"        # cannot judge the table zone [why: no_hand, forms_disagree, readings_disagree, weak_fist, small]
+    ZONE_UNREAD = "zone_unread"        # cannot judge the table zone [why: no_hand, open_hand, forms_disagree, readings_disagree, weak_fist, small]
     TOUCH = "touch"                    # [neighbour seat]
     # cannot judge the body window [why: neighbour (a neighbour's own arm crossed it
     # at that moment, vision.neighbour_arms)]

@@ -207,3 +207,16 @@ def test_a_zone_of_resting_hands_is_not_read_again_a_likely_thumb_up_is(thumbs_u
     assert up
     # among resting hands, the likeliest thumb-up is the one read again
     assert _likeliest_vote(flat + up[:1]) == up[:1]
+
+
+def test_the_window_filling_a_vote_names_no_wrong_form_the_hands_did_not_read(thumbs_up):
+    # the hands read a thumb-up, then a real fist; the window alone, in the frames between
+    # and after, sees a wrong form: the frames it fills take the nearest hand's form
+    labels, landmarks = load_keypoints()
+    fist = next(in_zone(p) for p in landmarks[labels == 1][::200]
+                if read([frame(0.0, [in_zone(p)], WINDOW_VOTE)]) == [("fist_on_table", "fist")])
+    wrong = {"app_zone_vote": 0.2, "app_zone_wrong": 0.78, "app_zone_none": 0.02, "far_zone": 1.5}
+    frames = ([frame(0.0, [in_zone(thumbs_up[0])], WINDOW_VOTE), frame(0.2, [], wrong)]
+              + [frame(0.4, [fist], WINDOW_VOTE)] + [frame(t, [], wrong) for t in (0.6, 0.8, 1.0)])
+    got = [(f.t, f.value) for f in classify_frames(frames, CAL, "cam1") if f.state.value == "fist_on_table"]
+    assert got == [(0.0, "thumb_up"), (0.2, "thumb_up"), (0.4, "fist"), (0.6, "fist"), (0.8, "fist"), (1.0, "fist")]
