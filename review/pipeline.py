@@ -714,7 +714,8 @@ def fist_placements(tracks: Sequence[Track]) -> dict[int, list[Placement]]:
         if tr.state is Observed.FIST_ON_TABLE:
             hidden = [u.t1 for u in unread.get(tr.seat, ()) if tr.t1 <= u.t0 <= tr.t1 + UNREAD_AFTER_FIST]
             out.setdefault(tr.seat, []).append(Placement(tr.seat, tr.t0, tr.t1, tr.value or "thumb_up", tr.confidence,
-                                                         lift_unseen_until=max(hidden, default=None)))
+                                                         lift_unseen_until=max(hidden, default=None),
+                                                         t_form=tr.t_value))
     return out
 
 

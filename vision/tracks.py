@@ -70,6 +70,9 @@ class Track:
     confidence: float
     value: str | None = None
     frames: int = 0
+    # the first frame read with `value` (a vote fist's frames before it were read
+    # as another form: review.recount times an early vote from it); None: t0
+    t_value: float | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "state", Observed(self.state))
@@ -81,8 +84,11 @@ class Track:
         return self.t0 <= b and self.t1 >= a
 
     def to_dict(self) -> dict:
-        return {"seat": self.seat, "state": self.state, "t0": round(self.t0, 3), "t1": round(self.t1, 3),
-                "confidence": round(self.confidence, 3), "value": self.value, "frames": self.frames}
+        d = {"seat": self.seat, "state": self.state, "t0": round(self.t0, 3), "t1": round(self.t1, 3),
+             "confidence": round(self.confidence, 3), "value": self.value, "frames": self.frames}
+        if self.t_value is not None and self.t_value != self.t0:
+            d["t_value"] = round(self.t_value, 3)
+        return d
 
 
 @dataclass(frozen=True)
@@ -112,6 +118,12 @@ class _Open:
     t_last: float
     confs: list[float] = field(default_factory=list)
     values: Counter = field(default_factory=Counter)
+    first: dict[str, float] = field(default_factory=dict)     # value -> the first frame read so
+
+    def saw(self, t: float, value: str | None) -> None:
+        if value is not None:
+            self.values[value] += 1
+            self.first.setdefault(value, t)
 
 
 def build_tracks(frames: Iterable[FrameState], sample_times: dict[int, list[float]] | None = None,
@@ -145,7 +157,8 @@ def _hysteresis(seat: int, state: Observed, times: list[float], obs: dict[float,
     def close(c: _Open) -> None:
         if len(c.confs) >= rule.min_frames:
             value = c.values.most_common(1)[0][0] if c.values else None
-            out.append(Track(seat, state, c.t0, c.t_last, sum(c.confs) / len(c.confs), value, len(c.confs)))
+            out.append(Track(seat, state, c.t0, c.t_last, sum(c.confs) / len(c.confs), value, len(c.confs),
+                             c.first.get(value) if value is not None else None))
 
     for t in times:
         f = obs.get(t)
@@ -156,14 +169,12 @@ def _hysteresis(seat: int, state: Observed, times: list[float], obs: dict[float,
         if cur is None:
             if conf >= rule.on:
                 cur = _Open(t, t, [conf])
-                if f and f.value is not None:
-                    cur.values[f.value] += 1
+                cur.saw(t, f.value if f else None)
             continue
         if conf >= rule.off:
             cur.t_last = t
             cur.confs.append(conf)
-            if f and f.value is not None:
-                cur.values[f.value] += 1
+            cur.saw(t, f.value if f else None)
         elif t - cur.t_last > rule.max_gap:
             close(cur)
             cur = None

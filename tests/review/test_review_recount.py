@@ -351,6 +351,22 @@ def test_a_fist_never_seen_with_its_thumb_counts_but_raises_no_timing_flag():
     assert not v.counted and v.reason == "late" and v.flags == [] and v.held == ["late_vote"]
 
 
+def test_a_thumb_up_is_early_from_its_first_frame_read_with_the_thumb():
+    from dataclasses import replace as _r
+    # the call on 5 opens at 61.0: first sighting 60.2 (a thumbless reading of a hand
+    # resting there), the thumb first seen at 61.0: counted, no early vote
+    pl = _r(fist(6, 60.2, lift=62.7), t_form=61.0)
+    rc, _ = run(protocol(3, 6), {6: [pl]})
+    v = rc[0].voters[0]
+    assert v.counted and v.reason == "early" and v.flags == []
+    # the thumb seen at 60.3: an early vote
+    rc, _ = run(protocol(3, 6), {6: [_r(pl, t_form=60.3)]})
+    assert rc[0].voters[0].flags == ["early_vote"]
+    # only a thumb-up is timed so (a palm's frames are all of the wrong form)
+    rc, _ = run(protocol(3, 6), {6: [_r(pl, form="palm")]})
+    assert "early_vote" not in rc[0].voters[0].flags
+
+
 def test_an_untimed_fist_that_rested_like_a_vote_times_its_landing():
     # the seat's only hand of the pass, lifted at "thank you" (62.5) or within VOTE_LIFT
     # after it: its early or late landing is a flag; an early lift would still be held

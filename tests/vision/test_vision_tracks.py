@@ -39,6 +39,20 @@ def test_value_is_the_majority_of_the_frames():
     assert len(tr) == 1 and tr[0].value == "2" and tr[0].frames == 7
 
 
+def test_a_track_knows_the_first_frame_read_with_its_value():
+    # two frames of a thumbless fist, then the thumb-up: the track starts at the first,
+    # its value (the majority) is first read at the third
+    obs = (frames(10, "fist_on_table", [0.8, 0.8], value="fist")
+           + frames(10, "fist_on_table", [0.9, 0.5, 0.7, 0.9], t0=0.2, value="palm")[:1]
+           + frames(10, "fist_on_table", [1.0] * 5, t0=0.3, value="thumb_up"))
+    tr = build_tracks(obs, {10: times(8)})
+    assert len(tr) == 1 and (tr[0].t0, tr[0].value, tr[0].t_value) == (0.0, "thumb_up", 0.3)
+    assert tr[0].to_dict()["t_value"] == 0.3
+    # read in its value from the start: no second time said
+    tr = build_tracks(frames(6, "fist_on_table", [0.9] * 4, value="thumb_up"), {6: times(4)})
+    assert tr[0].t_value == tr[0].t0 and "t_value" not in tr[0].to_dict()
+
+
 def test_seats_and_states_are_kept_apart():
     obs = frames(1, "mask_on", [0.9] * 4) + frames(2, "mask_on", [0.9] * 4) + frames(1, "head_down", [0.9] * 4)
     tr = build_tracks(obs)
