@@ -990,13 +990,13 @@ def _confirm_window_votes(out: list[FrameState], seat: int, landmarks: list[Seat
         return out
     kept = []
     for f in out:
-        near = min(read, key=lambda t: abs(f.t - t)) if f.seat == seat else None
-        if (near is not None and f.state is Observed.ZONE_UNREAD and f.t in by_t
-                and abs(f.t - near) <= CONFIRM_S):
-            kept.append(FrameState(f.t, seat, Observed.FIST_ON_TABLE, f.confidence,
-                                   _filled_form(by_t[f.t], read[near], f.value == OPEN_HAND)))
-        else:
-            kept.append(f)
+        if f.seat == seat and f.state is Observed.ZONE_UNREAD and f.t in by_t:
+            near = min(read, key=lambda t: abs(f.t - t))
+            if abs(f.t - near) <= CONFIRM_S:
+                kept.append(FrameState(f.t, seat, Observed.FIST_ON_TABLE, f.confidence,
+                                       _filled_form(by_t[f.t], read[near], f.value == OPEN_HAND)))
+                continue
+        kept.append(f)
     return kept
 
 
