@@ -302,9 +302,8 @@ def recount_pass(calls: list[Interval], placements: Mapping[int, list[Placement]
             if v.counted and close is not None and lift is not None and lift + _margin(pl.lift_timing) < close:
                 v.flags.append(T.EARLY_LIFT.value)
             if untimed(pl.form, profile):
-                timed = rested_like_a_vote(pl, call, len(assigned[seat]) == 1)
-                v.held = [f for f in v.flags if not (timed and f in LANDING_FLAGS)]
-                v.flags = [f for f in v.flags if f not in v.held]
+                timed = LANDING_FLAGS if rested_like_a_vote(pl, call, len(assigned[seat]) == 1) else frozenset()
+                v.held, v.flags = [f for f in v.flags if f not in timed], [f for f in v.flags if f in timed]
             verdicts[call.key].append(v)
     out: list[CallRecount] = []
     last = len(calls) - 1

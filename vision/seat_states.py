@@ -109,6 +109,11 @@ WRONG_FORMS = ("palm", "fingertip")
 # the sample's 23 thumb-up votes it never passed 0.001, on the palm vote it
 # averaged 0.36 (a palm turning onto its edge looks half like a fist)
 WRONG_SHARE = 0.2
+
+
+def window_says_wrong(z: dict[str, float]) -> bool:
+    """Does the zone window (its class probabilities) see a vote of the wrong form?"""
+    return "wrong" in z and z["wrong"] >= WRONG_SHARE * (z.get("vote", 0.0) + z["wrong"])
 # a mask state is reported besides the most likely one from this probability
 MASK_ALSO = 0.15
 # The learned head window's reading is used only where the window-domain
@@ -790,7 +795,7 @@ def _zone_vote(r: _Reading) -> None:
             # the hands name what stands there: never a thumb-up on the window's word
             for v, q in named:
                 pts = v.hand.points[:, :2]
-                window_wrong = window_vote and "wrong" in z and wrong >= WRONG_SHARE * (good + wrong)
+                window_wrong = window_vote and window_says_wrong(z)
                 if q["fist"] >= NAMED_P and (_knuckles_rise(pts) or window_vote):
                     r.add(Observed.FIST_ON_TABLE, q["fist"], "fist")
                 elif q["open_palm"] >= NAMED_P and window_wrong and _edge_on(pts):
@@ -825,7 +830,7 @@ def _zone_window(r: _Reading) -> None:
         return
     if "wrong" not in z:
         form = forms[0] if forms else None
-    elif wrong >= WRONG_SHARE * (good + wrong):
+    elif window_says_wrong(z):
         form = next((f for f in forms if f in WRONG_FORMS), "palm")
     else:
         form = next((f for f in forms if f not in WRONG_FORMS), "thumb_up")
@@ -1010,9 +1015,7 @@ def _filled_form(lm: SeatLandmarks, hands_form: str | None, open_hand: bool) -> 
     thumb-up and a fist, no hand in the zone in between, with five frames of the
     window's "palm": a false wrong form. The committed sample's true palm (seat 4,
     62 s) is seen open by the hands in every frame the window fills."""
-    z = appearance_of(lm.features).get("zone", {})
-    good, wrong = z.get("vote", 0.0), z.get("wrong", 0.0)
-    if "wrong" in z and wrong >= WRONG_SHARE * (good + wrong):
+    if window_says_wrong(appearance_of(lm.features).get("zone", {})):
         return "palm" if open_hand else (hands_form or "fist")
     return "thumb_up"
 
