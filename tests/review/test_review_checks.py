@@ -116,6 +116,16 @@ def test_two_frames_of_curled_fingers_in_a_held_hand_are_no_shot():
     assert [i.seats for i in check(flexed) if i.type.value == "shot_mismatch"] == [(4,)]
 
 
+def test_a_curl_read_in_every_other_frame_is_no_shot():
+    # seat 4's raised finger read curled at 30.2 s and 30.53 s, up in the frame
+    # between: two frames read curled span 0.33 s but are not three (fresh seed 3815)
+    held = Track(4, "hand_raised", 27.0, 34.0, 0.9, "1")
+    flicker = Track(4, "shot", 30.2, 30.53, 0.7, frames=2)
+    assert [i for i in check([held, flicker]) if i.type.value == "shot_mismatch"] == []
+    curled = Track(4, "shot", 30.2, 30.53, 0.7, frames=3)
+    assert [i.seats for i in check([held, curled]) if i.type.value == "shot_mismatch"] == [(4,)]
+
+
 def test_vote_flags_and_the_miscount_with_impact():
     fists = {1: [Placement(1, 61.2, 64.0)], 2: [Placement(2, 60.3, 64.0)],   # 2 placed early
              3: [Placement(3, 61.2, 62.0)],                                 # 3 lifted early
