@@ -265,16 +265,16 @@ HEIGHT_RANGE = (0.5, 3.5)
 MAX_HEIGHT_M = HEIGHT_RANGE[1] + 0.5
 
 
-def _bounds(size: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+def _bounds(size: tuple[int, int], max_height: float = MAX_HEIGHT_M) -> tuple[np.ndarray, np.ndarray]:
     """What a table camera can be (focal length for fields of view of 20-110 degrees,
-    at most MAX_HEIGHT_M over the table, tilt 0-75 degrees, roll +-12 degrees) and a
+    at most `max_height` over the table, tilt 0-75 degrees, roll +-12 degrees) and a
     mafia table (1.8-5 m long, 1-3 m wide, seats 0.4-0.95 m apart)."""
     h = size[1]
     f_lo, f_hi = 0.5 * h / math.tan(math.radians(55)), 0.5 * h / math.tan(math.radians(10))
     big = 50.0
     lo = np.array([math.log(f_lo), -big, -big, 0.2, -big, 0.0, -0.21, -0.3,
                    math.log(0.9), math.log(0.5), math.log(0.4)])
-    hi = np.array([math.log(f_hi), big, big, MAX_HEIGHT_M, big, 1.3, 0.21, 0.1,
+    hi = np.array([math.log(f_hi), big, big, max_height, big, 1.3, 0.21, 0.1,
                    math.log(2.5), math.log(1.5), math.log(0.95)])
     return lo, hi
 
@@ -349,11 +349,14 @@ def _refine(p0, size, exponent, heads, rounds: int, nfev: int):
         p = result.x
     if result is None:
         return None
+    return p, pairs, _cost(p, size, exponent, heads, pairs)
+
+
+def _cost(p, size, exponent, heads: list[Head], pairs: list[tuple[int, int]]) -> float:
     res = _residuals(p, size, exponent, heads, pairs)[:-PRIORS]
     # unmatched heads cost as much as a bad match: a fit that explains fewer heads is worse
     unmatched = len(heads) - len(pairs)
-    cost = (float(np.sum(np.minimum(res ** 2, 4.0))) + 4.0 * unmatched * 3) / (3 * len(heads))
-    return p, pairs, cost
+    return (float(np.sum(np.minimum(res ** 2, 4.0))) + 4.0 * unmatched * 3) / (3 * len(heads))
 
 
 def fit_candidates(heads: list[Head], size: tuple[int, int]) -> list[Fit]:
@@ -427,6 +430,35 @@ def refit(fit: Fit, heads: list[Head], size: tuple[int, int]) -> Fit:
     cam, table = _unpack(p, size, fit.table.exponent)
     matched = {k + 1: j for k, j in pairs}
     return Fit(cam, table, cost, matched, sorted(set(range(len(heads))) - set(matched.values())))
+
+
+def lowered(fit: Fit, heads: list[Head], size: tuple[int, int], max_height: float) -> Fit | None:
+    """`fit` with its camera at most `max_height` over the table, the same heads
+    matched to the same seats: the camera moved along its line of sight down to that
+    height with its focal length scaled to keep the table's size in the frame, then
+    fitted again with the camera held under it. None when it cannot be (a camera
+    looking up)."""
+    from scipy.optimize import least_squares
+
+    cam = fit.camera
+    fwd, _, _ = cam.axes()
+    if cam.position[2] <= max_height or fwd[2] >= -1e-3:
+        return None
+    pos = np.asarray(cam.position, float)
+    reach = pos[2] / -fwd[2]                      # along the line of sight to the table top
+    target = pos + reach * fwd
+    scale = max_height * 0.999 / pos[2]
+    p0 = _pack(fit)
+    p0[1:4] = target - scale * reach * fwd
+    p0[0] += math.log(scale)
+    pairs = sorted((k - 1, j) for k, j in fit.matched.items())
+    lo, hi = _bounds(size, max_height)
+    result = least_squares(_residuals, np.clip(p0, lo + 1e-9, hi - 1e-9),
+                           args=(size, fit.table.exponent, heads, pairs), loss="soft_l1", f_scale=0.5,
+                           max_nfev=150, x_scale="jac", bounds=(lo, hi))
+    cam2, table = _unpack(result.x, size, fit.table.exponent)
+    return Fit(cam2, table, _cost(result.x, size, fit.table.exponent, heads, pairs), dict(fit.matched),
+               list(fit.outliers))
 
 
 # A table from heads whose seats a person named (`fit_to_heads`): starts solved from

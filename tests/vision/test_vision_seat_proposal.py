@@ -150,3 +150,23 @@ def test_a_player_found_again_in_every_frame_drops_none_of_the_players_kept():
     pooled = pool_heads(per_frame, added, kept)
     assert len(pooled) == 10
     assert {(round(h.x), round(h.y)) for h in pooled} == {(round(x), round(y)) for x, y in steady + some + [(700.0, 200.0)]}
+
+
+def test_a_narrow_lens_fitted_too_high_is_lowered_to_a_venues_camera_with_the_same_seats():
+    """Through a 30 degree lens a camera 3.9 m over the table and one 3.5 m over it with
+    a shorter focal length put the heads nearly where each other does (fresh seed 3815
+    was fitted 3.86 m high, every seat right): lowered, the fit keeps its seats and
+    numbers, explains the heads about as well, and the height check no longer doubts it."""
+    from vision.table_model import Fit, lowered, same_seats
+
+    cam, table = _camera(200.0, 4.2, 3.9, 30.0), Table(1.55, 0.9, 2.0, 0.6)
+    heads = _heads(cam, table)
+    high = Fit(cam, table, 0.0, {s: s - 1 for s in range(1, 11)})
+    assert any("over the table" in r for r in check_fit(high, heads, {s: True for s in range(1, 11)}).reasons)
+    low = lowered(high, heads, SIZE, 3.5)
+    assert low is not None and low.camera.position[2] <= 3.5
+    assert same_seats(low, high) and low.matched == high.matched
+    assert low.cost < 0.005
+    assert check_fit(low, heads, {s: True for s in range(1, 11)}).reasons == ()
+    # a camera already under the height is left as it is
+    assert lowered(low, heads, SIZE, 3.5) is None
