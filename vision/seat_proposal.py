@@ -72,6 +72,7 @@ DENOISED_RETRY = False
 # fitted again with the camera held at that height; when that explains the heads
 # within this factor of the cost and numbers the seats the same, it is the fit.
 HEIGHT_REFIT_COST = 1.25
+HEIGHT_COST_FLOOR = 0.005      # head widths^2: heads within about 0.07 head widths either way
 
 @dataclass(frozen=True)
 class FitCheck:
@@ -230,6 +231,8 @@ def seats_from_heads(frames: Sequence[np.ndarray], named: dict[int, tuple[float,
                                       "no table puts the placed heads round it"])
     pred, pred_w = predicted_heads(fit.camera, fit.table)
     heads = [Head(float(named[s][0]), float(named[s][1]), float(pred_w[s - 1])) for s in sorted(named)]
+    fit = _venue_height(fit, heads, (w, h))
+    pred, pred_w = predicted_heads(fit.camera, fit.table)
     proposal = _proposal(fit, heads, (w, h), cam, frames)
     off = {s: math.dist(named[s], pred[s - 1]) / max(float(pred_w[s - 1]), 1.0) for s in named}
     reasons = []
@@ -357,14 +360,25 @@ def _fit_and_look_again(frames, per_frame, finder, size) -> tuple[Fit | None, li
         heads = pool_heads(per_frame, added, heads)
     fits = [refit(fit, heads, size) for fit, _ in tried]
     best = min(fits, key=lambda f: f.cost)
-    if best.camera.position[2] > HEIGHT_RANGE[1]:
-        lower = lowered(best, heads, size, HEIGHT_RANGE[1])
-        if lower is not None and same_seats(lower, best) and lower.cost <= HEIGHT_REFIT_COST * best.cost:
-            fits = [lower if f is best else f for f in fits]
-            best = lower
+    lower = _venue_height(best, heads, size)
+    fits = [lower if f is best else f for f in fits]
+    best = lower
     others = [f.cost for f in fits if f is not best and not same_seats(f, best)]
     rival = max(best.cost, 1e-6) / max(min(others), 1e-6) if others else None
     return best, heads, rival, unaided
+
+
+def _venue_height(fit: Fit, heads: list[Head], size: tuple[int, int]) -> Fit:
+    """`fit`, or where its camera is over a venue's highest, the same seats seen from
+    that height when they explain the heads as well (`HEIGHT_REFIT_COST`; a cost
+    under `HEIGHT_COST_FLOOR`, heads a person placed, counts as that floor)."""
+    if fit.camera.position[2] <= HEIGHT_RANGE[1]:
+        return fit
+    lower = lowered(fit, heads, size, HEIGHT_RANGE[1])
+    if lower is None or not same_seats(lower, fit) or \
+            lower.cost > HEIGHT_REFIT_COST * max(fit.cost, HEIGHT_COST_FLOOR):
+        return fit
+    return lower
 
 
 def pool_heads(per_frame: Sequence[Sequence[FoundHead]], added: Sequence[Sequence[FoundHead]],

@@ -170,3 +170,21 @@ def test_a_narrow_lens_fitted_too_high_is_lowered_to_a_venues_camera_with_the_sa
     assert check_fit(low, heads, {s: True for s in range(1, 11)}).reasons == ()
     # a camera already under the height is left as it is
     assert lowered(low, heads, SIZE, 3.5) is None
+
+
+def test_heads_a_person_placed_under_a_narrow_lens_are_not_doubted_for_the_cameras_height():
+    """The same for heads a person placed (`seats_from_heads`): ten heads as a camera
+    3.9 m over the table puts them behind a 30 degree lens, which one at 3.5 m
+    explains as well: the proposal's camera is a venue's and the height no reason."""
+    from vision.seat_proposal import seats_from_heads
+    from vision.table_model import fit_to_heads
+
+    cam, table = _camera(200.0, 4.2, 3.9, 30.0), Table(1.55, 0.9, 2.0, 0.6)
+    pred, _ = predicted_heads(cam, table)
+    frame = np.zeros((SIZE[1], SIZE[0], 3), np.uint8)
+    named = {s: (float(pred[s - 1, 0]), float(pred[s - 1, 1])) for s in range(1, 11)}
+    named_fit = fit_to_heads(named, SIZE)
+    assert named_fit is not None and named_fit.camera.position[2] > 3.5   # what the height check doubted
+    proposal = seats_from_heads([frame], named)
+    assert proposal.fit is not None and proposal.fit.camera.position[2] <= 3.5
+    assert not any("over the table" in r for r in proposal.check.reasons), proposal.check.reasons
