@@ -106,9 +106,7 @@ MIN_FRAMES: dict[Observed, int] = {S.SHOT: 3}
 
 def _strong(tr: Track) -> bool:
     conf, secs = MIN_EVIDENCE.get(tr.state, (0.0, 0.0))
-    # frames 0: a track made by hand (the tests), its frames not counted
-    enough = tr.frames == 0 or tr.frames >= MIN_FRAMES.get(tr.state, 0)
-    return tr.confidence >= conf and tr.t1 - tr.t0 >= secs and enough
+    return tr.confidence >= conf and tr.t1 - tr.t0 >= secs and tr.frames >= MIN_FRAMES.get(tr.state, 0)
 
 
 def _of(tracks: Iterable[Track], *states: Observed) -> list[Track]:

@@ -359,10 +359,8 @@ def _fit_and_look_again(frames, per_frame, finder, size) -> tuple[Fit | None, li
     if any(added):
         heads = pool_heads(per_frame, added, heads)
     fits = [refit(fit, heads, size) for fit, _ in tried]
-    best = min(fits, key=lambda f: f.cost)
-    lower = _venue_height(best, heads, size)
-    fits = [lower if f is best else f for f in fits]
-    best = lower
+    # a fit lowered keeps its seats, so the fit it replaces is no rival to it
+    best = _venue_height(min(fits, key=lambda f: f.cost), heads, size)
     others = [f.cost for f in fits if f is not best and not same_seats(f, best)]
     rival = max(best.cost, 1e-6) / max(min(others), 1e-6) if others else None
     return best, heads, rival, unaided
@@ -372,8 +370,6 @@ def _venue_height(fit: Fit, heads: list[Head], size: tuple[int, int]) -> Fit:
     """`fit`, or where its camera is over a venue's highest, the same seats seen from
     that height when they explain the heads as well (`HEIGHT_REFIT_COST`; a cost
     under `HEIGHT_COST_FLOOR`, heads a person placed, counts as that floor)."""
-    if fit.camera.position[2] <= HEIGHT_RANGE[1]:
-        return fit
     lower = lowered(fit, heads, size, HEIGHT_RANGE[1])
     if lower is None or not same_seats(lower, fit) or \
             lower.cost > HEIGHT_REFIT_COST * max(fit.cost, HEIGHT_COST_FLOOR):

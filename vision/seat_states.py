@@ -114,6 +114,8 @@ WRONG_SHARE = 0.2
 def window_says_wrong(z: dict[str, float]) -> bool:
     """Does the zone window (its class probabilities) see a vote of the wrong form?"""
     return "wrong" in z and z["wrong"] >= WRONG_SHARE * (z.get("vote", 0.0) + z["wrong"])
+
+
 # a mask state is reported besides the most likely one from this probability
 MASK_ALSO = 0.15
 # The learned head window's reading is used only where the window-domain

@@ -326,12 +326,21 @@ def _start_cost(p: np.ndarray, size: tuple[int, int], heads: list[Head]) -> floa
     return float(np.mean(near ** 2) + 0.3 * np.mean(empty ** 2) + 0.5 * np.mean(np.minimum(size_err, 1.5) ** 2))
 
 
-def _refine(p0, size, exponent, heads, rounds: int, nfev: int):
+def _solve(p0: np.ndarray, size: tuple[int, int], exponent: float, heads: list[Head],
+           pairs: list[tuple[int, int]], nfev: int, max_height: float = MAX_HEIGHT_M) -> np.ndarray:
+    """The camera and table parameters that put the paired heads best, from `p0`
+    (robust least squares within what a venue's camera and table can be)."""
     from scipy.optimize import least_squares
 
+    lo, hi = _bounds(size, max_height)
+    return least_squares(_residuals, np.clip(p0, lo + 1e-9, hi - 1e-9), args=(size, exponent, heads, pairs),
+                         loss="soft_l1", f_scale=0.5, max_nfev=nfev, x_scale="jac", bounds=(lo, hi)).x
+
+
+def _refine(p0, size, exponent, heads, rounds: int, nfev: int):
     p = p0
     pairs: list[tuple[int, int]] = []
-    result = None
+    solved = False
     for r in range(rounds):
         cam, table = _unpack(p, size, exponent)
         pred, pw = predicted_heads(cam, table)
@@ -340,14 +349,12 @@ def _refine(p0, size, exponent, heads, rounds: int, nfev: int):
         new_pairs = sorted(matched.items())
         if len(new_pairs) < 4:
             return None
-        if new_pairs == pairs and result is not None:
+        if new_pairs == pairs and solved:
             break
         pairs = new_pairs
-        lo, hi = _bounds(size)
-        result = least_squares(_residuals, np.clip(p, lo + 1e-9, hi - 1e-9), args=(size, exponent, heads, pairs),
-                               loss="soft_l1", f_scale=0.5, max_nfev=nfev, x_scale="jac", bounds=(lo, hi))
-        p = result.x
-    if result is None:
+        p = _solve(p, size, exponent, heads, pairs, nfev)
+        solved = True
+    if not solved:
         return None
     return p, pairs, _cost(p, size, exponent, heads, pairs)
 
@@ -438,8 +445,6 @@ def lowered(fit: Fit, heads: list[Head], size: tuple[int, int], max_height: floa
     height with its focal length scaled to keep the table's size in the frame, then
     fitted again with the camera held under it. None when it cannot be (a camera
     looking up)."""
-    from scipy.optimize import least_squares
-
     cam = fit.camera
     fwd, _, _ = cam.axes()
     if cam.position[2] <= max_height or fwd[2] >= -1e-3:
@@ -452,13 +457,9 @@ def lowered(fit: Fit, heads: list[Head], size: tuple[int, int], max_height: floa
     p0[1:4] = target - scale * reach * fwd
     p0[0] += math.log(scale)
     pairs = sorted((k - 1, j) for k, j in fit.matched.items())
-    lo, hi = _bounds(size, max_height)
-    result = least_squares(_residuals, np.clip(p0, lo + 1e-9, hi - 1e-9),
-                           args=(size, fit.table.exponent, heads, pairs), loss="soft_l1", f_scale=0.5,
-                           max_nfev=150, x_scale="jac", bounds=(lo, hi))
-    cam2, table = _unpack(result.x, size, fit.table.exponent)
-    return Fit(cam2, table, _cost(result.x, size, fit.table.exponent, heads, pairs), dict(fit.matched),
-               list(fit.outliers))
+    p = _solve(p0, size, fit.table.exponent, heads, pairs, 150, max_height)
+    cam2, table = _unpack(p, size, fit.table.exponent)
+    return Fit(cam2, table, _cost(p, size, fit.table.exponent, heads, pairs), dict(fit.matched), list(fit.outliers))
 
 
 # A table from heads whose seats a person named (`fit_to_heads`): starts solved from
@@ -476,8 +477,6 @@ def fit_to_heads(named: dict[int, tuple[float, float]], size: tuple[int, int],
     seat named (at least `NAMED_MIN`): the seats are the person's, so nothing is
     matched, only fitted. None when no table puts them round it. `starts`: only
     these (index into NAMED_TABLES, index into NAMED_FOVS) starting points."""
-    from scipy.optimize import least_squares
-
     seats = sorted(named)
     if len(seats) < NAMED_MIN or any(not 1 <= s <= 10 for s in seats):
         return None
@@ -498,12 +497,11 @@ def fit_to_heads(named: dict[int, tuple[float, float]], size: tuple[int, int],
         p0 = np.clip(np.array([*pose, 0.0, math.log(a), math.log(b), math.log(SEAT_SPACING_M)]),
                      lo + 1e-9, hi - 1e-9)
         for shape in TABLE_SHAPES:
-            r = least_squares(_residuals, p0, args=(size, shape, heads, pairs), loss="soft_l1",
-                              f_scale=0.5, max_nfev=200, x_scale="jac", bounds=(lo, hi))
-            res = _residuals(r.x, size, shape, heads, pairs)[:-PRIORS]
+            x = _solve(p0, size, shape, heads, pairs, 200)
+            res = _residuals(x, size, shape, heads, pairs)[:-PRIORS]
             cost = float(np.sum(np.minimum(res ** 2, 4.0))) / (2 * len(heads))
             if best is None or cost < best[0]:
-                best = (cost, r.x, shape)
+                best = (cost, x, shape)
     if best is None:
         return None
     cost, p, shape = best

@@ -101,7 +101,7 @@ def test_red_hand_raised_during_shooting_and_pointing_during_a_check():
 
 def test_shot_at_another_number_than_recorded():
     # seat 4's fingers flex at call 7 (t 30-31) while the protocol says all shot 10
-    tracks = [Track(4, "shot", 30.2, 30.8, 0.8), Track(2, "shot", 33.1, 33.6, 0.8)]
+    tracks = [Track(4, "shot", 30.2, 30.8, 0.8, frames=4), Track(2, "shot", 33.1, 33.6, 0.8, frames=4)]
     inc = [i for i in check(tracks) if i.type.value == "shot_mismatch"]
     assert [(i.seats, i.details["seen_targets"]) for i in inc] == [((4,), [7])]
 
@@ -109,10 +109,10 @@ def test_shot_at_another_number_than_recorded():
 def test_two_frames_of_curled_fingers_in_a_held_hand_are_no_shot():
     # seat 4 holds its fingers up through the calls; two frames at call 7 read
     # curled (0.17 s at 6 fps): not a flex, so no mismatch and no early gesture
-    held = [Track(4, "hand_raised", 27.0, 34.0, 0.9, "2"), Track(4, "shot", 30.2, 30.37, 0.7)]
+    held = [Track(4, "hand_raised", 27.0, 34.0, 0.9, "2"), Track(4, "shot", 30.2, 30.37, 0.7, frames=2)]
     assert [i for i in check(held) if i.type.value == "shot_mismatch"] == []
     # three frames (0.33 s) are a flex
-    flexed = [held[0], Track(4, "shot", 30.2, 30.53, 0.7)]
+    flexed = [held[0], Track(4, "shot", 30.2, 30.53, 0.7, frames=3)]
     assert [i.seats for i in check(flexed) if i.type.value == "shot_mismatch"] == [(4,)]
 
 
