@@ -26,8 +26,8 @@ import numpy as np
 
 from vision.calibration import Calibration, CameraCalibration, Proposed, SeatRegion
 from vision.people import FoundHead, PeopleFinder
-from vision.table_model import (HEIGHT_RANGE, NAMED_MIN, Fit, Head, fit_candidates, fit_to_heads, lowered,
-                                predicted_heads, refit, same_seats, seat_boxes)
+from vision.table_model import (HEIGHT_RANGE, NAMED_MIN, Fit, Head, fit_candidates, fit_cost, fit_to_heads,
+                                lowered, predicted_heads, refit, same_seats, seat_boxes)
 from vision.zone_placement import ZonePlacement, place_zones
 
 # Heads in two frames closer than this (head widths) are the same player.
@@ -368,11 +368,12 @@ def _fit_and_look_again(frames, per_frame, finder, size) -> tuple[Fit | None, li
 
 def _venue_height(fit: Fit, heads: list[Head], size: tuple[int, int]) -> Fit:
     """`fit`, or where its camera is over a venue's highest, the same seats seen from
-    that height when they explain the heads as well (`HEIGHT_REFIT_COST`; a cost
-    under `HEIGHT_COST_FLOOR`, heads a person placed, counts as that floor)."""
+    that height when they explain the heads as well (`HEIGHT_REFIT_COST`, both costs
+    scored alike; a cost under `HEIGHT_COST_FLOOR`, heads a person placed, counts as
+    that floor)."""
     lower = lowered(fit, heads, size, HEIGHT_RANGE[1])
     if lower is None or not same_seats(lower, fit) or \
-            lower.cost > HEIGHT_REFIT_COST * max(fit.cost, HEIGHT_COST_FLOOR):
+            lower.cost > HEIGHT_REFIT_COST * max(fit_cost(fit, heads, size), HEIGHT_COST_FLOOR):
         return fit
     return lower
 

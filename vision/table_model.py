@@ -439,6 +439,12 @@ def refit(fit: Fit, heads: list[Head], size: tuple[int, int]) -> Fit:
     return Fit(cam, table, cost, matched, sorted(set(range(len(heads))) - set(matched.values())))
 
 
+def fit_cost(fit: Fit, heads: list[Head], size: tuple[int, int]) -> float:
+    """How well `fit` explains `heads` with its own seats' heads (places and sizes),
+    as the search scores a fit: the cost `fit_to_heads` records leaves sizes out."""
+    return _cost(_pack(fit), size, fit.table.exponent, heads, sorted((k - 1, j) for k, j in fit.matched.items()))
+
+
 def lowered(fit: Fit, heads: list[Head], size: tuple[int, int], max_height: float) -> Fit | None:
     """`fit` with its camera at most `max_height` over the table, the same heads
     matched to the same seats: the camera moved along its line of sight down to that
