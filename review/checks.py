@@ -101,7 +101,13 @@ MIN_EVIDENCE: dict[Observed, tuple[float, float]] = {
 # (seen at call 3, recorded 9). Three frames read curled is the evidence the
 # 0.3 s stood for at 6 fps. Measured on the sixteen analyses of sessions
 # 49-50: the three shot tracks there were all two frames, none a true shot.
-MIN_FRAMES: dict[Observed, int] = {S.SHOT: 3}
+# A mask off or lifted likewise: fresh seed 3815's seat 10, seen from behind as
+# he sat up at night, read "off" in the two frames a second apart that the
+# night's sampling took there (its proposal with wider head boxes, tried in
+# session 52 and not kept): a false peek from two looks. Over every analysis at hand (sessions 46-52, docs/vision.md)
+# 427 strong mask tracks were read in fewer than three frames and that peek was
+# the only incident resting on one; every true peek had four frames or more.
+MIN_FRAMES: dict[Observed, int] = {S.SHOT: 3, S.MASK_OFF: 3, S.MASK_LIFTED: 3}
 
 
 def _strong(tr: Track) -> bool:
@@ -246,8 +252,25 @@ def _raised_by_right(ctx: CheckContext, touch: Track, t0: float, t1: float) -> b
     Don's own shot hand read "touch" 0.46-0.99 for whole stretches of both
     shootings, alternating with "raised": 4 false night touches (on its
     rendered calibration the same frames read "raised" 0.7-1.0). A touch a
-    hand names stays a touch."""
-    return touch.value is None and _permitted(ctx, touch.seat, Permit.RAISE_HAND, t0, t1)
+    hand names stays a touch.
+
+    The same arm on its way up: a touch ending where the seat's own raise by
+    right begins (`RAISE_LEAD_IN`). Fresh seed 3815's proposal: the mafia seat
+    6 lifted her arm from the night pose 0.75 s before the shooting was placed
+    (90.15 s); the window read "touch" 0.67-0.90 from 89.4 s to 90.0 s and
+    "arm up" from 90.2 s: a false night touch. Over every analysis at hand
+    (sessions 46-52) no true night touch ended that near a raise of its seat."""
+    if touch.value is not None:
+        return False
+    return _permitted(ctx, touch.seat, Permit.RAISE_HAND, t0, t1) or any(
+        r.seat == touch.seat and r.state in RAISED_ARM and _strong(r)
+        and touch.t1 - RAISE_LEAD_IN <= r.t0 <= touch.t1 + RAISE_LEAD_IN
+        and _permitted(ctx, r.seat, Permit.RAISE_HAND, r.t0, r.t1) for r in ctx.tracks)
+
+
+# seconds between a touch's end and the start of the seat's raise by right
+# for the touch to be the arm rising to it (frames are 0.17-0.2 s apart)
+RAISE_LEAD_IN = 0.5
 
 
 # a touch frame's least confidence to name a raised arm a reach

@@ -85,7 +85,7 @@ def test_a_manual_anchor_overrides_the_video():
 
 def test_video_marks_from_masks_and_fists():
     tracks = [Track(s, "mask_on", 100.4 + 0.2 * s, 150.0, 0.9) for s in range(1, 11)]
-    tracks += [Track(s, "mask_off", 160.5 + 0.1 * s, 200.0, 0.9) for s in range(1, 9)]
+    tracks += [Track(s, "mask_off", 160.5 + 0.1 * s, 200.0, 0.9, frames=6) for s in range(1, 9)]
     tracks += [Track(s, "fist_on_table", 181.3 + 0.1 * s, 183.0, 0.9) for s in (2, 3, 5)]
     kinds = [(m.kind, round(m.t)) for m in video_marks(tracks)]
     assert ("nightfall", 100) in kinds and ("morning", 160) in kinds and ("vote_call", 180) in kinds
@@ -95,9 +95,9 @@ def test_the_checkers_mask_places_a_night_check_and_a_days_unmasking_does_not():
     from review.align import check_marks
     roles = {8: "don", 2: "sheriff", 1: "maf", 7: "maf"}
     tracks = [Track(s, "mask_on", 87.0, 117.0, 0.9) for s in range(1, 11) if s not in (8, 2)]
-    tracks += [Track(8, "mask_on", 87.6, 106.0, 0.9), Track(8, "mask_lifted", 106.07, 109.7, 0.9),
-               Track(2, "mask_on", 87.6, 111.2, 0.9), Track(2, "mask_lifted", 111.3, 114.62, 0.9),
-               Track(8, "mask_off", 117.4, 169.0, 0.9)]  # the day: everyone unmasked, not a check
+    tracks += [Track(8, "mask_on", 87.6, 106.0, 0.9), Track(8, "mask_lifted", 106.07, 109.7, 0.9, frames=22),
+               Track(2, "mask_on", 87.6, 111.2, 0.9), Track(2, "mask_lifted", 111.3, 114.62, 0.9, frames=20),
+               Track(8, "mask_off", 117.4, 169.0, 0.9, frames=310)]  # the day: everyone unmasked, not a check
     got = [(m.kind, round(m.t, 1)) for m in check_marks(tracks, roles)]
     assert got == [("don_check", 105.8), ("don_check_end", 110.0), ("sheriff_check", 111.0),
                    ("sheriff_check_end", 114.9)]
@@ -108,21 +108,21 @@ def test_a_checkers_mask_read_back_on_for_a_moment_is_one_check_not_two():
     from review.align import check_marks
     roles = {4: "don", 10: "sheriff"}
     tracks = [Track(s, "mask_on", 2270.0, 2320.0, 0.9) for s in range(1, 11) if s not in (4, 10)]
-    tracks += [Track(4, "mask_off", 2289.0, 2293.8, 0.8), Track(4, "mask_on", 2294.0, 2294.8, 0.96),
-               Track(4, "mask_off", 2295.0, 2295.8, 0.8), Track(4, "mask_lifted", 2296.0, 2297.8, 0.8),
+    tracks += [Track(4, "mask_off", 2289.0, 2293.8, 0.8, frames=29), Track(4, "mask_on", 2294.0, 2294.8, 0.96),
+               Track(4, "mask_off", 2295.0, 2295.8, 0.8, frames=5), Track(4, "mask_lifted", 2296.0, 2297.8, 0.8, frames=11),
                Track(4, "mask_on", 2298.0, 2313.0, 1.0)]
     # the Sheriff's lifted mask with one frame missed at the night's 1 fps
-    tracks += [Track(10, "mask_lifted", 2300.0, 2302.0, 0.99), Track(10, "mask_lifted", 2304.0, 2308.0, 0.99),
+    tracks += [Track(10, "mask_lifted", 2300.0, 2302.0, 0.99, frames=13), Track(10, "mask_lifted", 2304.0, 2308.0, 0.99, frames=25),
                Track(10, "mask_on", 2311.0, 2313.0, 0.9)]
     got = [(m.kind, round(m.t, 1)) for m in check_marks(tracks, roles)]
     assert got == [("don_check", 2288.7), ("don_check_end", 2298.1),
                    ("sheriff_check", 2299.7), ("sheriff_check_end", 2308.3)]
     # stretches further apart stay two checks
-    tracks[-2] = Track(10, "mask_lifted", 2304.5, 2308.0, 0.99)
+    tracks[-2] = Track(10, "mask_lifted", 2304.5, 2308.0, 0.99, frames=22)
     assert len(check_marks(tracks, roles)) == 6
     # a check ending just before the morning's unmasking is not swallowed by the day
-    day = [Track(s, "mask_off", 2314.0, 2900.0, 0.99) for s in range(1, 11)]
-    got = [m.kind for m in check_marks(tracks[:-3] + [Track(10, "mask_lifted", 2300.0, 2312.5, 0.99)] + day, roles)]
+    day = [Track(s, "mask_off", 2314.0, 2900.0, 0.99, frames=3517) for s in range(1, 11)]
+    got = [m.kind for m in check_marks(tracks[:-3] + [Track(10, "mask_lifted", 2300.0, 2312.5, 0.99, frames=76)] + day, roles)]
     assert got.count("sheriff_check") == 1 and got.count("sheriff_check_end") == 1
 
 
@@ -131,19 +131,19 @@ def test_the_last_nights_few_players_masking_together_are_its_nightfall_and_a_da
     # they left), all four masking at once. Half of ten would need five
     players, gone = (4, 6, 7, 10), (1, 2, 3, 5, 8, 9)
     tracks = [Track(s, "seat_empty", 900.0 + 100 * k, 3926.0, 0.9) for k, s in enumerate(gone)]
-    tracks += [Track(s, "mask_off", 2943.0, 3482.0, 0.9) for s in players]
+    tracks += [Track(s, "mask_off", 2943.0, 3482.0, 0.9, frames=3235) for s in players]
     tracks += [Track(s, "mask_on", 3483.0 + 0.1 * k, 3518.0, 0.9) for k, s in enumerate(players)]
-    tracks += [Track(s, "mask_off", 3519.0 + 0.2 * k, 3600.0, 0.9) for k, s in enumerate(players)]
+    tracks += [Track(s, "mask_off", 3519.0 + 0.2 * k, 3600.0, 0.9, frames=6) for k, s in enumerate(players)]
     # the last day: three players look down for two seconds and back up, their bare faces'
     # tracks resuming together (no mask went off: no morning)
     tracks += [Track(s, "head_down", 3600.0, 3602.0, 0.9) for s in players[:3]]
-    tracks += [Track(s, "mask_off", 3602.0 + 0.3 * k, 3700.0, 0.9) for k, s in enumerate(players[:3])]
+    tracks += [Track(s, "mask_off", 3602.0 + 0.3 * k, 3700.0, 0.9, frames=6) for k, s in enumerate(players[:3])]
     # an empty chair read as a bare face beside them counts for nothing
-    tracks += [Track(1, "mask_off", 3602.5, 3610.0, 0.6)]
+    tracks += [Track(1, "mask_off", 3602.5, 3610.0, 0.6, frames=46)]
     marks = [(m.kind, round(m.t, 1)) for m in video_marks(tracks) if m.kind in ("nightfall", "morning")]
     assert any(k == "nightfall" and abs(t - (3483.15 - 1.2)) < 0.1 for k, t in marks)
     assert [k for k, t in marks if t > 3500] == ["morning"] and [t for k, t in marks if t > 3500][0] < 3520
     # ten players: four masking together is not the table's nightfall
-    ten = [Track(s, "mask_off", 100.0, 200.0, 0.9) for s in range(1, 11)]
+    ten = [Track(s, "mask_off", 100.0, 200.0, 0.9, frames=601) for s in range(1, 11)]
     ten += [Track(s, "mask_on", 201.0 + 0.1 * s, 260.0, 0.9) for s in range(1, 5)]
     assert not [m for m in video_marks(ten) if m.kind == "nightfall"]

@@ -28,7 +28,7 @@ def _tracks():
     (56.0), seats 1, 3, 8, 10 land at 58.0-58.2 on candidate 9; seats 4 and 6
     at 61.8 and seat 2 late (63.2) on candidate 7; then the revote."""
     out = [Track(s, "mask_on", 3.0 + 0.05 * s, 20.0, 0.9) for s in range(1, 11)]
-    out += [Track(s, "mask_off", 20.8 + 0.05 * s, 86.0, 0.9) for s in range(1, 11)]
+    out += [Track(s, "mask_off", 20.8 + 0.05 * s, 86.0, 0.9, frames=6) for s in range(1, 11)]
     out += [Track(9, "fist_on_table", 56.0, 60.0, 0.9)]
     out += [Track(s, "fist_on_table", 58.0 + 0.05 * i, 60.0, 0.9) for i, s in enumerate((1, 8, 3, 10))]
     out += [Track(s, "fist_on_table", 61.8, 63.6, 0.9) for s in (4, 6)]

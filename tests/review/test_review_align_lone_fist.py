@@ -32,11 +32,11 @@ def _tracks():
     checks): day 2's three calls land fists at 153.0 (four seats), 156.24 (seat 8
     alone), 160.0 (two)."""
     out = [Track(s, "mask_on", 3.0 + 0.05 * s, 20.0, 0.9) for s in range(1, 11)]
-    out += [Track(s, "mask_off", 20.8 + 0.05 * s, 86.0, 0.9) for s in range(1, 11)]
+    out += [Track(s, "mask_off", 20.8 + 0.05 * s, 86.0, 0.9, frames=6) for s in range(1, 11)]
     for t, seats in ((58.0, (1, 3, 8, 9)), (61.84, (2, 4, 6)), (73.84, (1, 2, 4, 7, 8, 9)), (77.64, (5, 6))):
         out += [Track(s, "fist_on_table", t + 0.02 * s, t + 1.8, 0.9) for s in seats]
     out += [Track(s, "mask_on", 86.5 + 0.1 * s, 116.0, 0.9) for s in range(1, 11)]
-    out += [Track(s, "mask_off", 118.0 + 0.1 * s, 168.0, 0.9) for s in range(1, 11)]
+    out += [Track(s, "mask_off", 118.0 + 0.1 * s, 168.0, 0.9, frames=6) for s in range(1, 11)]
     out += [Track(s, "mask_on", 168.8 + 0.1 * s, 196.0, 0.9) for s in range(1, 11)]
     out += [Track(s, "fist_on_table", 153.0 + 0.02 * s, 155.0, 0.9) for s in (2, 3, 4, 7)]
     out += [Track(8, "fist_on_table", 156.24, 158.4, 0.9)]

@@ -50,7 +50,7 @@ def test_clean_tracks_give_no_video_incidents():
 
 
 def test_late_mask_is_flagged_with_the_profile_clause():
-    tracks = [Track(6, "mask_off", 20.0, 25.0, 0.9), Track(6, "mask_on", 25.1, 49.0, 0.9)]
+    tracks = [Track(6, "mask_off", 20.0, 25.0, 0.9, frames=31), Track(6, "mask_on", 25.1, 49.0, 0.9)]
     inc = [i for i in check(tracks) if i.type.value == "mask_late"]
     assert len(inc) == 1 and inc[0].seats == (6,)
     assert inc[0].clause.startswith("MC 000 4.3.10") and inc[0].details["late_by"] == 2.1
@@ -58,38 +58,48 @@ def test_late_mask_is_flagged_with_the_profile_clause():
 
 def test_a_mask_seen_on_at_the_deadline_and_lifted_right_after_is_not_late_masking():
     # seat 2 (mafia) masks 1.5 s before night 1's deadline (23.0 s) and lifts it from the next frame
-    lifted = [Track(2, "mask_off", 15.0, 21.3, 0.9), Track(2, "mask_on", 21.5, 23.0, 0.95),
-              Track(2, "mask_lifted", 23.2, 26.0, 0.9), Track(2, "mask_on", 26.2, 49.0, 0.95)]
+    lifted = [Track(2, "mask_off", 15.0, 21.3, 0.9, frames=38), Track(2, "mask_on", 21.5, 23.0, 0.95),
+              Track(2, "mask_lifted", 23.2, 26.0, 0.9, frames=17), Track(2, "mask_on", 26.2, 49.0, 0.95)]
     assert [i for i in check(lifted) if i.type.value == "mask_late"] == []
     # the deadline between two frames: on at the last frame before it (0.12 s), lifted at the next
-    between = [Track(2, "mask_off", 15.0, 21.3, 0.9), Track(2, "mask_on", 21.5, 22.88, 0.95),
-               Track(2, "mask_lifted", 23.08, 26.0, 0.9), Track(2, "mask_on", 26.2, 49.0, 0.95)]
+    between = [Track(2, "mask_off", 15.0, 21.3, 0.9, frames=38), Track(2, "mask_on", 21.5, 22.88, 0.95),
+               Track(2, "mask_lifted", 23.08, 26.0, 0.9, frames=18), Track(2, "mask_on", 26.2, 49.0, 0.95)]
     assert [i for i in check(between) if i.type.value == "mask_late"] == []
     # the same lift with the mask never seen on at the deadline is late masking
-    never = [Track(2, "mask_off", 15.0, 22.6, 0.9), Track(2, "mask_lifted", 23.2, 26.0, 0.9),
+    never = [Track(2, "mask_off", 15.0, 22.6, 0.9, frames=46), Track(2, "mask_lifted", 23.2, 26.0, 0.9, frames=17),
              Track(2, "mask_on", 26.2, 49.0, 0.95)]
     assert [i.seats for i in check(never) if i.type.value == "mask_late"] == [(2,)]
     # a mask seen off across the deadline stays late, whatever mask-on reading overlaps it
-    both = [Track(6, "mask_off", 20.0, 25.0, 0.9), Track(6, "mask_on", 22.5, 23.4, 0.6),
+    both = [Track(6, "mask_off", 20.0, 25.0, 0.9, frames=31), Track(6, "mask_on", 22.5, 23.4, 0.6),
             Track(6, "mask_on", 25.1, 49.0, 0.9)]
     assert [i.seats for i in check(both) if i.type.value == "mask_late"] == [(6,)]
 
 
 def test_peeking_outside_the_own_wake_is_flagged_but_the_sheriff_checking_is_not():
-    tracks = [Track(7, "mask_lifted", 30.0, 31.5, 0.8),      # civilian peeks during the shooting
-              Track(3, "mask_off", 41.5, 45.0, 0.9)]          # Sheriff during his own check
+    tracks = [Track(7, "mask_lifted", 30.0, 31.5, 0.8, frames=10),      # civilian peeks during the shooting
+              Track(3, "mask_off", 41.5, 45.0, 0.9, frames=22)]          # Sheriff during his own check
     assert types(check(tracks)) == [("peek", (7,))]
+
+
+def test_a_mask_read_off_in_two_looks_a_second_apart_is_no_peek():
+    # a civilian seen from behind as he sat up at night, read "off" in the two frames
+    # the night's sampling took (fresh seed 3815's proposal, seat 10): a peek needs
+    # three frames read so, as a shot does; the same second read in three is one
+    two = Track(7, "mask_off", 30.0, 31.0, 0.83, frames=2)
+    assert types(check([two])) == []
+    three = Track(7, "mask_off", 30.0, 31.0, 0.83, frames=3)
+    assert types(check([three])) == [("peek", (7,))]
 
 
 def test_a_check_placed_only_to_within_seconds_grants_its_unmasking_that_much_earlier():
     # the Sheriff (seat 3) unmasks 1.2 s before his check (41.0) as placed
-    early = [Track(3, "mask_off", 39.8, 41.3, 0.9)]
+    early = [Track(3, "mask_off", 39.8, 41.3, 0.9, frames=10)]
     assert types(check(early)) == [("peek", (3,))]
     # the check placed from the picture (1.5 s either side): the peek is not claimed
     key = next(iv.key for iv in build_timeline(game(), replay(game())) if iv.kind.value == "sheriff_check")
     assert types(check(early, slack={key: 1.5})) == []
     # a civilian's peek is still one: the slack widens only what the seat is granted
-    assert types(check([Track(7, "mask_lifted", 39.8, 41.3, 0.9)], slack={key: 1.5})) == [("peek", (7,))]
+    assert types(check([Track(7, "mask_lifted", 39.8, 41.3, 0.9, frames=10)], slack={key: 1.5})) == [("peek", (7,))]
 
 
 def test_red_hand_raised_during_shooting_and_pointing_during_a_check():
@@ -147,7 +157,7 @@ def test_protocol_audit_findings_join_the_list():
 
 
 def test_incident_ids_are_stable_across_runs():
-    tracks = [Track(7, "mask_lifted", 30.0, 31.5, 0.8)]
+    tracks = [Track(7, "mask_lifted", 30.0, 31.5, 0.8, frames=10)]
     a = {i.id for i in check(tracks)}
     b = {i.id for i in check(tracks)}
     assert a == b and a
@@ -174,7 +184,7 @@ def test_a_hand_at_the_mask_is_a_foul_unless_awake_by_right_and_a_peek_says_it_o
     # seat 7 (civilian) at the mask during the shooting; seat 2 (mafia) raises its shot hand past it
     tracks = [Track(7, "hand_at_mask", 27.0, 28.5, 0.8), Track(2, "hand_at_mask", 27.0, 28.5, 0.8)]
     assert types(check(tracks)) == [("mask_touch", (7,))]
-    peek = [Track(5, "hand_at_mask", 30.0, 31.5, 0.8), Track(5, "mask_lifted", 30.2, 31.4, 0.8)]
+    peek = [Track(5, "hand_at_mask", 30.0, 31.5, 0.8), Track(5, "mask_lifted", 30.2, 31.4, 0.8, frames=8)]
     assert types(check(peek)) == [("peek", (5,))]
 
 
@@ -222,6 +232,22 @@ def test_a_shooters_arm_the_window_alone_reads_as_a_touch_is_her_raised_arm():
     # a civilian's window-only touch during the shooting, and the mafia's after it, are touches
     assert types(check([Track(6, "touch", 28.0, 29.0, 0.9)])) == [("touch_night", (6,))]
     assert types(check([Track(2, "touch", 47.0, 48.0, 0.9)])) == [("touch_night", (2,))]
+
+
+def test_a_shooters_arm_rising_before_the_shooting_is_placed_is_no_touch():
+    # seat 2 (mafia) lifts her arm from the night pose 0.6 s before the shooting
+    # (24.0 s): the window reads "touch" until 23.8 s, "arm up" from 24.0 s (fresh
+    # seed 3815's proposal, seat 6): the arm on its way up to her raise by right
+    rising = [Track(2, "touch", 23.2, 23.8, 0.77, frames=4), Track(2, "arm_up", 24.0, 30.0, 0.95, frames=30)]
+    assert types(check(rising)) == []
+    # a touch that ends well before the raise, or that a hand names, is a touch
+    early = [Track(2, "touch", 23.0, 23.4, 0.77, frames=3), Track(2, "arm_up", 24.0, 30.0, 0.95, frames=30)]
+    assert types(check(early)) == [("touch_night", (2,))]
+    named = [Track(2, "touch", 23.2, 23.8, 0.77, "3", 4), Track(2, "arm_up", 24.0, 30.0, 0.95, frames=30)]
+    assert types(check(named)) == [("touch_night", (2, 3))]
+    # a civilian's arm rising is raised by no right: the touch stays
+    civil = [Track(6, "touch", 23.2, 23.8, 0.77, frames=4), Track(6, "arm_up", 24.0, 30.0, 0.95, frames=30)]
+    assert ("touch_night", (6,)) in types(check(civil))
 
 
 def test_a_raised_arm_only_the_window_saw_beside_a_shooting_neighbour_is_not_a_false_shot():
