@@ -15,7 +15,7 @@ from vision.faces.composite import MaskLook, TableView, paint_mask, table_view
 from vision.faces.mask_read import committed_model, judge
 from vision.faces.mesh import HeadMesh
 from vision.landmarks import Model, SeatLandmarker, SeatLandmarks
-from vision.seat_states import HAND_FACE_DOUBT, MIN_MASK_HEAD_PX, WINDOW_REAL, classify_frames
+from vision.seat_states import HAND_FACE_DOUBT, MIN_MASK_HEAD_PX, WINDOW_REAL, classify_frames, head_reading
 from vision.stills import read_mask
 
 FACE = Path(__file__).with_name("data") / "face_cc0.jpg"
@@ -88,6 +88,22 @@ def test_a_hand_at_the_face_takes_the_learned_windows_reading_away():
         [(0.0, "mask_unread", "hand")]
     assert masks({0.0: {**SURE_ON, **WINDOW_OFF, "head_real": 0.01, "app_body_hand_face": 0.9}}) == \
         [(0.0, "mask_on", None)]
+
+
+def test_a_face_found_away_from_the_head_takes_the_learned_windows_reading_away():
+    """Fresh seed 3815's proposal, seat 9 at night: a hand beside the bowed,
+    masked head was found as a face 0.45 of the window below-left of the head
+    (face_place), and the head window read "lifted" 0.57-0.68: two false peeks.
+    Whatever the mesh found there is in the window's pixels too: cannot judge.
+    A face not found at all leaves the window its own reading."""
+    lifted = {"app_head_mask_on": 0.35, "app_head_mask_off": 0.0, "app_head_mask_lifted": 0.65}
+    elsewhere = {**SURE_ON, "mesh_face_dx": -0.23, "mesh_face_dy": 0.39, "mesh_mask_on": 0.0,
+                 "mesh_mask_off": 1.0, "mesh_mask_lifted": 0.0, **lifted, "head_real": 0.0}
+    assert masks({0.0: elsewhere}) == [(0.0, "mask_unread", "face_place")]
+    assert head_reading(elsewhere) is None
+    nothing_found = {"mesh_found": 0.0, **lifted, "head_real": 0.0}
+    assert masks({0.0: nothing_found})[0][1] == "mask_lifted"
+    assert head_reading(nothing_found) == "mask_lifted"
 
 
 def test_a_head_narrower_than_the_reading_was_measured_at_is_not_judged():
