@@ -104,9 +104,10 @@ MIN_EVIDENCE: dict[Observed, tuple[float, float]] = {
 # A mask off or lifted likewise: fresh seed 3815's seat 10, seen from behind as
 # he sat up at night, read "off" in the two frames a second apart that the
 # night's sampling took there (its proposal with wider head boxes, tried in
-# session 52 and not kept): a false peek from two looks. Over every analysis at hand (sessions 46-52, docs/vision.md)
-# 427 strong mask tracks were read in fewer than three frames and that peek was
-# the only incident resting on one; every true peek had four frames or more.
+# session 52 and not kept): a false peek from two looks. Over every analysis
+# at hand (sessions 46-52, docs/vision.md) 427 strong mask tracks were read in
+# fewer than three frames and that peek was the only incident resting on one;
+# every true peek had four frames or more.
 MIN_FRAMES: dict[Observed, int] = {S.SHOT: 3, S.MASK_OFF: 3, S.MASK_LIFTED: 3}
 
 
@@ -242,6 +243,11 @@ def check_night_behaviour(ctx: CheckContext) -> list[Incident]:
 NIGHT_ACTS = (T.PEEK, T.MASK_TOUCH, T.TOUCH_NIGHT, T.STAND_UP)
 
 
+# seconds between a touch's end and the start of the seat's raise by right
+# for the touch to be the arm rising to it (frames are 0.17-0.2 s apart)
+RAISE_LEAD_IN = 0.5
+
+
 def _raised_by_right(ctx: CheckContext, touch: Track, t0: float, t1: float) -> bool:
     """Is a touch only the body window read (no hand of the seat reached a
     neighbour's zone, so no touched seat is named) on a player whose arm is
@@ -263,14 +269,8 @@ def _raised_by_right(ctx: CheckContext, touch: Track, t0: float, t1: float) -> b
     if touch.value is not None:
         return False
     return _permitted(ctx, touch.seat, Permit.RAISE_HAND, t0, t1) or any(
-        r.seat == touch.seat and r.state in RAISED_ARM and _strong(r)
-        and touch.t1 - RAISE_LEAD_IN <= r.t0 <= touch.t1 + RAISE_LEAD_IN
-        and _permitted(ctx, r.seat, Permit.RAISE_HAND, r.t0, r.t1) for r in ctx.tracks)
-
-
-# seconds between a touch's end and the start of the seat's raise by right
-# for the touch to be the arm rising to it (frames are 0.17-0.2 s apart)
-RAISE_LEAD_IN = 0.5
+        r.seat == touch.seat and abs(r.t0 - touch.t1) <= RAISE_LEAD_IN
+        and _permitted(ctx, touch.seat, Permit.RAISE_HAND, r.t0, r.t1) for r in _of(ctx.tracks, *RAISED_ARM))
 
 
 # a touch frame's least confidence to name a raised arm a reach

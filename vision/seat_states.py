@@ -650,10 +650,9 @@ def _mask(r: _Reading) -> None:
         _add_mask_states(r, probs)
         return
     if "head" in r.app and r.lm.features.get(HEAD_REAL_KEY, 0.0) < WINDOW_REAL:
-        if _hand_before_window(r.lm.features):
-            r.add(Observed.MASK_UNREAD, UNREAD_CONF, "hand")
-        elif _other_face_in_window(j):
-            r.add(Observed.MASK_UNREAD, UNREAD_CONF, "face_place")
+        doubt = _window_doubt(r.lm.features, j)
+        if doubt is not None:
+            r.add(Observed.MASK_UNREAD, UNREAD_CONF, doubt)
         else:
             _head_window_mask(r)
         return
@@ -661,23 +660,22 @@ def _mask(r: _Reading) -> None:
     r.add(Observed.MASK_UNREAD, UNREAD_CONF, reason)
 
 
-def _hand_before_window(features: Mapping[str, float]) -> bool:
-    """Does the body window see a hand at the face (HAND_FACE_DOUBT), so the
-    head window's pixels may be the hand's? One rule for `_mask` and
-    `head_reading`."""
-    return features.get(BODY_HAND_FACE, 0.0) >= HAND_FACE_DOUBT
-
-
-def _other_face_in_window(j: MaskJudgement | None) -> bool:
-    """Did the face mesh find a face in the head window away from the seat's
-    head (`face_place`: a hand, a neighbour's face)? Then the learned head
-    window's pixels hold it too, and its reading is not the seat's mask.
-    Measured over four analyses (the sample on rendered and proposed seats,
-    fresh 3801's and 3815's proposals): the window read 21 of 56 such frames
-    wrong, against 1.3-2.1 % of all frames it read; fresh 3815's proposal, seat 9:
-    a hand beside the bowed, masked head found as a face 0.45 of the window
-    below-left, the window "lifted" 0.57-0.68 there, two false peeks."""
-    return j is not None and j.reason == "face_place"
+def _window_doubt(features: Mapping[str, float], j: MaskJudgement | None) -> str | None:
+    """Why the head window's pixels may hold something besides the seat's mask,
+    so its reading is not used (one rule for `_mask` and `head_reading`), or None:
+    - "hand": the body window sees a hand at the face (`HAND_FACE_DOUBT`);
+    - "face_place": the face mesh found a face in the head window away from the
+      seat's head (`j`: a hand, a neighbour's face). Measured over four analyses
+      (the sample on rendered and proposed seats, fresh 3801's and 3815's
+      proposals): the window read 21 of 56 such frames wrong, against 1.3-2.1 %
+      of all frames it read; fresh 3815's proposal, seat 9: a hand beside the
+      bowed, masked head found as a face 0.45 of the window below-left, the
+      window "lifted" 0.57-0.68 there, two false peeks."""
+    if features.get(BODY_HAND_FACE, 0.0) >= HAND_FACE_DOUBT:
+        return "hand"
+    if j is not None and j.reason == "face_place":
+        return "face_place"
+    return None
 
 
 def head_reading(features: Mapping[str, float]) -> str | None:
@@ -689,7 +687,7 @@ def head_reading(features: Mapping[str, float]) -> str | None:
     j = judge(dict(features))
     if j is not None and j.state is not None:
         return j.state
-    if features.get(HEAD_REAL_KEY, 0.0) >= WINDOW_REAL or _hand_before_window(features) or _other_face_in_window(j):
+    if features.get(HEAD_REAL_KEY, 0.0) >= WINDOW_REAL or _window_doubt(features, j) is not None:
         return None
     window = {k[len(HEAD_WINDOW):]: v for k, v in features.items() if k.startswith(HEAD_WINDOW)}
     return max(window, key=lambda c: window[c]) if window else None
