@@ -61,8 +61,8 @@ MIN_PER_SIDE = 3
 # (median over frames): one on a player's back shows little of it. Resting hands
 # and forearms cover much of a right zone: at 0.5, the written proposals of tuning
 # views 5400-5415 and check views 5800-5815 left 11 zones the edge placed right
-# (IoU 0.64-0.95 with the rendered zone) unjudged at 0.42-0.50; at 0.4 they are
-# judged and no zone under those IoUs is added (session 53, docs/vision.md step 4).
+# (IoU 0.64-0.95 with the rendered zone) unplaced at 0.42-0.50; at 0.4 they are
+# placed and no zone under those IoUs is added (session 53, docs/vision.md step 4).
 MIN_TABLE_IN_ZONE = 0.4
 # A zone that must move more than this share of its own size is not believed:
 # the model and the frames disagree so much that the fit is off along the edge
