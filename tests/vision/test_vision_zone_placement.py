@@ -96,7 +96,7 @@ def test_a_zone_the_table_does_not_show_in_keeps_the_models_guess():
 def test_resting_hands_over_half_a_zone_leave_it_placed_and_a_zone_mostly_hidden_not(covered, placed_on_edge):
     # seat 3's zone with its lower part covered by skin (hands and forearms at rest): the
     # edge is read beside it either way; a zone showing the table in 0.43 of its pixels is
-    # placed (right zones of rendered views showed 0.42-0.49), one showing it in 0.30 is not
+    # placed (right zones of rendered views showed 0.42-0.50), one showing it in 0.30 is not
     img = frame(TABLE)
     z = zones(TABLE)[2]
     top = z[3] - covered * (z[3] - z[1])
