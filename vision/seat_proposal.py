@@ -73,6 +73,15 @@ DENOISED_RETRY = False
 # within this factor of the cost and numbers the seats the same, it is the fit.
 HEIGHT_REFIT_COST = 1.25
 HEIGHT_COST_FLOOR = 0.005      # head widths^2: heads within about 0.07 head widths either way
+# Every seat is taken at a game's start. A fit that puts a seat well inside the frame where
+# no head was found in any frame (none within EMPTY_SEAT_REACH of the seat's head width),
+# even on looking again, has put a seat where nobody sits: the seats are shifted along the
+# table. Tuning view 5408 (camera 2.0 m, fov 45, from the side) was so written with every
+# seat numbered wrong (8 players found, 6 unaided, position error 0.07, rival 0.51: every
+# other test passed); each wrong fit of views 5400-5415 has such a seat and no right one
+# has (their unseen seats lie outside the frame or have 1-7 heads found near).
+EMPTY_SEAT_REACH = 1.0
+EMPTY_SEAT_MARGIN = 0.5        # head widths inside the frame's edges: a head cut by the edge may go unfound
 
 @dataclass(frozen=True)
 class FitCheck:
@@ -89,6 +98,7 @@ class FitCheck:
     camera_height_m: float        # the fitted camera over the table top
     rival: float | None           # the chosen fit's cost over the best fit numbering the seats otherwise
     reasons: tuple[str, ...]      # why the proposal is a guess (empty: confident)
+    empty_in_view: tuple[int, ...] = ()   # seats the fit puts well inside the frame where no head was found
 
     def to_json(self) -> dict:
         return {"players": self.players, "players_unaided": self.players_unaided,
@@ -97,7 +107,8 @@ class FitCheck:
                 "size_error": round(self.size_error, 3), "unexplained": self.unexplained,
                 "spacing_m": round(self.spacing_m, 3), "gap_of_spacing": round(self.gap_of_spacing, 2),
                 "camera_height_m": round(self.camera_height_m, 2),
-                "rival": None if self.rival is None else round(self.rival, 3), "reasons": list(self.reasons)}
+                "rival": None if self.rival is None else round(self.rival, 3),
+                "empty_in_view": list(self.empty_in_view), "reasons": list(self.reasons)}
 
 
 @dataclass
@@ -190,7 +201,9 @@ def _propose(frames: Sequence[np.ndarray], finder: PeopleFinder, cam: str,
                             problems=[f"only {len(heads)} players found on {len(frames)} frames: too few "
                                       f"to place the table (at least 4 are needed)"])
     proposal = _proposal(fit, heads, (w, h), cam, frames)
-    proposal.check = check_fit(fit, heads, proposal.seen, rival, unaided=unaided)
+    sightings = [hd for found in per_frame for hd in found] + list(heads)
+    proposal.check = check_fit(fit, heads, proposal.seen, rival, unaided=unaided, sightings=sightings,
+                               frame_size=(w, h))
     if proposal.check.reasons:
         # accepted as it is, no seat of a guess is judged (an edge "confirming" a zone of a wrong
         # table confirms nothing: tuning seed 5301's zones 100 px off read 1.5 px of spread)
@@ -263,12 +276,16 @@ def _mark_guess(proposal: SeatProposal, why: str) -> None:
 
 
 def check_fit(fit: Fit, heads: Sequence[Head], seen: dict[int, bool], rival: float | None = None,
-              placed: bool = False, unaided: Sequence[Head] | None = None) -> FitCheck:
+              placed: bool = False, unaided: Sequence[Head] | None = None,
+              sightings: Sequence[Head | FoundHead] | None = None,
+              frame_size: tuple[int, int] | None = None) -> FitCheck:
     """The measured self-check of a fit: how many players it rests on, how far the
     heads found lie from their seats' heads, whether the table is one a game is
-    played at, and whether another table explained the frames nearly as well.
-    Each failed test is a reason the proposal is a guess. `placed`: the heads were
-    placed by a person (`seats_from_heads`), so only the table's own tests apply."""
+    played at, whether a seat it puts in view is empty in every frame (`sightings`:
+    every head found, any frame; `frame_size`: width, height), and whether another
+    table explained the frames nearly as well. Each failed test is a reason the
+    proposal is a guess. `placed`: the heads were placed by a person
+    (`seats_from_heads`), so only the table's own tests apply."""
     pred, pred_w = predicted_heads(fit.camera, fit.table)
     pos, size = [], []
     for s, j in fit.matched.items():
@@ -310,11 +327,37 @@ def check_fit(fit: Fit, heads: Sequence[Head], seen: dict[int, bool], rival: flo
     if not HEIGHT_RANGE[0] <= height <= HEIGHT_RANGE[1]:
         reasons.append(f"the fitted camera is {height:.1f} m over the table (a venue's is "
                        f"{HEIGHT_RANGE[0]}-{HEIGHT_RANGE[1]} m)")
+    empty: tuple[int, ...] = ()
+    if not placed and sightings is not None and frame_size is not None:
+        empty = empty_seats_in_view(pred, pred_w, seen, sightings, frame_size)
+        if empty:
+            reasons.append(f"the table puts seat{'s' if len(empty) > 1 else ''} {', '.join(map(str, empty))} in view "
+                           f"where no player was found on any frame (every seat is taken at a game's start: "
+                           f"the seats may be shifted along the table)")
     if rival is not None and rival >= MAX_RIVAL:
         reasons.append(f"another table with other seat numbers fits the frames nearly as well "
                        f"(the chosen's cost is {rival:.0%} of its)")
     return FitCheck(players, players_unaided, pos_med, worst, size_med, unexplained, float(table.spacing), float(gap), height,
-                    rival, tuple(reasons))
+                    rival, tuple(reasons), empty)
+
+
+def empty_seats_in_view(pred: np.ndarray, pred_w: np.ndarray, seen: dict[int, bool],
+                        sightings: Sequence[Head | FoundHead], frame_size: tuple[int, int]) -> tuple[int, ...]:
+    """Seats nobody was matched to whose head (`pred`, `pred_w`: per seat 1..10) lies at
+    least `EMPTY_SEAT_MARGIN` of its width inside the frame with no head of `sightings`
+    within `EMPTY_SEAT_REACH` of that width."""
+    fw, fh = frame_size
+    out = []
+    for k in range(len(pred)):
+        if seen.get(k + 1):
+            continue
+        x, y, w = float(pred[k, 0]), float(pred[k, 1]), float(pred_w[k])
+        m = EMPTY_SEAT_MARGIN * w
+        if not (m <= x <= fw - m and m <= y <= fh - m):
+            continue
+        if not any(math.dist((hd.x, hd.y), (x, y)) <= EMPTY_SEAT_REACH * max(w, 1.0) for hd in sightings):
+            out.append(k + 1)
+    return tuple(out)
 
 
 def _kept(per_frame: Sequence[Sequence[FoundHead]], later: Sequence[Sequence[FoundHead]] = ()) -> list[Head]:

@@ -188,3 +188,34 @@ def test_heads_a_person_placed_under_a_narrow_lens_are_not_doubted_for_the_camer
     proposal = seats_from_heads([frame], named)
     assert proposal.fit is not None and proposal.fit.camera.position[2] <= 3.5
     assert not any("over the table" in r for r in proposal.check.reasons), proposal.check.reasons
+
+
+@pytest.mark.slow
+def test_a_seat_the_fit_puts_in_view_where_nobody_was_found_makes_it_a_guess():
+    """Every seat is taken at a game's start: a fit that puts an unseen seat well inside
+    the frame where no head was found in any frame has put a seat where nobody sits
+    (tuning view 5408 was so written with every seat numbered wrong). The same unseen
+    seat with a head found near it on some frame, or lying outside the frame, is no
+    such reason."""
+    cam, table = _camera(), Table(1.55, 0.9, 2.0, 0.6)
+    heads = _heads(cam, table, seats=range(1, 9))
+    fit = fit_candidates(heads, SIZE)[0]
+    seen = {s: s in fit.matched for s in range(1, 11)}
+    assert not seen[9] and not seen[10]
+    pred, width = predicted_heads(fit.camera, fit.table)
+    in_view = [s for s in (9, 10) if 0.5 * width[s - 1] <= pred[s - 1, 0] <= SIZE[0] - 0.5 * width[s - 1]
+               and 0.5 * width[s - 1] <= pred[s - 1, 1] <= SIZE[1] - 0.5 * width[s - 1]]
+    assert in_view == [9, 10]
+    empty = check_fit(fit, heads, seen, sightings=heads, frame_size=SIZE)
+    assert empty.empty_in_view == (9, 10)
+    assert any("puts seats 9, 10 in view where no player was found" in r for r in empty.reasons), empty.reasons
+    # a head found near each on one frame (a player the detector caught once) is someone there
+    near = [Head(float(pred[s - 1, 0] + 0.5 * width[s - 1]), float(pred[s - 1, 1]), float(width[s - 1]))
+            for s in (9, 10)]
+    found = check_fit(fit, heads, seen, sightings=heads + near, frame_size=SIZE)
+    assert found.empty_in_view == () and found.reasons == ()
+    # the same seats beyond the frame's edge (a frame cropped short of them): nobody could be seen there
+    beyond = (int(min(pred[8, 0], pred[9, 0])), SIZE[1])
+    assert check_fit(fit, heads, seen, sightings=heads, frame_size=beyond).empty_in_view == ()
+    # heads a person placed are theirs to answer for: no such test
+    assert check_fit(fit, heads, seen, placed=True, sightings=heads, frame_size=SIZE).empty_in_view == ()
