@@ -201,6 +201,7 @@ def _propose(frames: Sequence[np.ndarray], finder: PeopleFinder, cam: str,
                             problems=[f"only {len(heads)} players found on {len(frames)} frames: too few "
                                       f"to place the table (at least 4 are needed)"])
     proposal = _proposal(fit, heads, (w, h), cam, frames)
+    # `heads` holds the players found on looking again too: a seat looked at and still empty
     sightings = [hd for found in per_frame for hd in found] + list(heads)
     proposal.check = check_fit(fit, heads, proposal.seen, rival, unaided=unaided, sightings=sightings,
                                frame_size=(w, h))
