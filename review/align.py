@@ -680,8 +680,15 @@ def _speech_pass(intervals: Sequence[Interval], expected: Sequence[Expected], ma
     `heard` (a window after its call heard), `seen:SOURCE` (a mark: `seen:video` the picture's,
     `seen:music` the night music's), `order`
     (only the order of events: the utterance taken is the likeliest of many)."""
-    prelim = _expected_times(_place(intervals, {f"{expected[i].kind}:{expected[i].key}": m
-                                                for i, m in matches.items()}, clock))
+    placed = _place(intervals, {f"{expected[i].kind}:{expected[i].key}": m for i, m in matches.items()}, clock)
+    prelim = _expected_times(placed)
+    # a "thank you" closes a window its call has opened: an utterance before the placed
+    # call's end is not its thank-you (fresh seed 5900: the second half of "who votes
+    # against number 8", heard as two short utterances, was taken for it, 2.1 s before the
+    # real one, and the window closed before it opened: four votes in time read late)
+    opens = {p.interval.key: p.interval.details["window_open"] for p in placed
+             if p.interval.kind in (Kind.VOTE_CALL, Kind.RAISE_VOTE)
+             and p.interval.details.get("window_open") is not None}
     spoken = [i for i, e in enumerate(expected) if e.kind in kinds]
     sub = [expected[i] for i in spoken]
     where = {id(e): k for k, e in enumerate(sub)}
@@ -697,7 +704,10 @@ def _speech_pass(intervals: Sequence[Interval], expected: Sequence[Expected], ma
         return SPEECH_TOLERANCE_INTERPOLATED if how == "order" else SPEECH_TOLERANCE
 
     sub_pinned = {k: pinned[i] for k, i in enumerate(spoken) if i in pinned}
-    found = _match_around(sub, speech, sub_pinned, predicted, tolerance)
+    def not_before(e: Expected) -> float:
+        return opens.get(e.key, float("-inf")) if e.kind == "thanks" else float("-inf")
+
+    found = _match_around(sub, speech, sub_pinned, predicted, tolerance, not_before=not_before)
     out = dict(matches)
     for k, mk in found.items():
         i = spoken[k]
@@ -884,13 +894,14 @@ def _paired_calls(marks: Sequence[Mark], slack: float = PAIR_SLACK) -> set[int]:
 
 def _match_around(expected: Sequence[Expected], marks: Sequence[Mark], pinned: Mapping[int, Mark],
                   predicted=None, tolerance: float | Callable[[Expected], float] = 3.0,
-                  elapsed: Mapping[int, float] | None = None) -> dict[int, Mark]:
+                  elapsed: Mapping[int, float] | None = None,
+                  not_before: Callable[[Expected], float] | None = None) -> dict[int, Mark]:
     """Ordered matching between manual anchors: each anchor fixes its own mark,
     and the segments before, between and after them are matched separately, with
     only the marks that fall in the matching time span. `elapsed` (expected
     order -> the least time the record's events before it take, `least_elapsed`):
     no mark is matched earlier than that after the segment's start (the video's
-    start, or the anchor before it)."""
+    start, or the anchor before it). `not_before(e)`: no mark earlier than that is e's."""
     out = dict(pinned)
     cuts = sorted(pinned)
     bounds = [(-1, float("-inf"))] + [(i, pinned[i].t) for i in cuts] + [(len(expected), float("inf"))]
@@ -899,11 +910,12 @@ def _match_around(expected: Sequence[Expected], marks: Sequence[Mark], pinned: M
         seg_marks = [m for m in marks if t0 < m.t < t1]
         if not seg or not seg_marks:
             continue
-        earliest = None
+        earliest = not_before
         if elapsed is not None:
             start, base = (0.0, 0.0) if i0 < 0 else (t0, elapsed.get(expected[i0].order, 0.0))
             earliest = (lambda e, start=start, base=base:
-                        start + elapsed.get(e.order, 0.0) - base - EARLIEST_SLACK)
+                        max(start + elapsed.get(e.order, 0.0) - base - EARLIEST_SLACK,
+                            not_before(e) if not_before is not None else float("-inf")))
         found = ordered_match([expected[i] for i in seg], seg_marks, predicted, tolerance, earliest)
         out.update({seg[k]: m for k, m in found.items()})
     return out
