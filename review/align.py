@@ -913,9 +913,9 @@ def _match_around(expected: Sequence[Expected], marks: Sequence[Mark], pinned: M
         earliest = not_before
         if elapsed is not None:
             start, base = (0.0, 0.0) if i0 < 0 else (t0, elapsed.get(expected[i0].order, 0.0))
+            floor = not_before or (lambda e: float("-inf"))
             earliest = (lambda e, start=start, base=base:
-                        max(start + elapsed.get(e.order, 0.0) - base - EARLIEST_SLACK,
-                            not_before(e) if not_before is not None else float("-inf")))
+                        max(start + elapsed.get(e.order, 0.0) - base - EARLIEST_SLACK, floor(e)))
         found = ordered_match([expected[i] for i in seg], seg_marks, predicted, tolerance, earliest)
         out.update({seg[k]: m for k, m in found.items()})
     return out
