@@ -220,3 +220,20 @@ def test_the_window_filling_a_vote_names_no_wrong_form_the_hands_did_not_read(th
               + [frame(0.4, [fist], WINDOW_VOTE)] + [frame(t, [], wrong) for t in (0.6, 0.8, 1.0)])
     got = [(f.t, f.value) for f in classify_frames(frames, CAL, "cam1") if f.state.value == "fist_on_table"]
     assert got == [(0.0, "thumb_up"), (0.2, "thumb_up"), (0.4, "fist"), (0.6, "fist"), (0.8, "fist"), (1.0, "fist")]
+
+
+def test_the_window_filling_beside_a_thumbless_fist_adds_no_thumb(thumbs_up):
+    # the hands read a real fist (no thumb seen) once; the window alone sees the right
+    # form in the frames around it: they are that fist, not thumb-ups (a thumb-up would
+    # time a hand resting over the table: review.recount `untimed`); beside a thumb-up
+    # read the frames it fills stay thumb-ups
+    labels, landmarks = load_keypoints()
+    fist = next(in_zone(p) for p in landmarks[labels == 1][::200]
+                if read([frame(0.0, [in_zone(p)], WINDOW_VOTE)]) == [("fist_on_table", "fist")])
+    frames = ([frame(t, [], WINDOW_VOTE) for t in (0.0, 0.2)] + [frame(0.4, [fist], WINDOW_VOTE)]
+              + [frame(t, [], WINDOW_VOTE) for t in (0.6, 0.8)])
+    got = [(f.t, f.value) for f in classify_frames(frames, CAL, "cam1") if f.state.value == "fist_on_table"]
+    assert got == [(t, "fist") for t in (0.0, 0.2, 0.4, 0.6, 0.8)]
+    thumb = [frame(t, [], WINDOW_VOTE) for t in (0.0, 0.2)] + [frame(0.4, [in_zone(thumbs_up[0])], WINDOW_VOTE)]
+    got = [(f.t, f.value) for f in classify_frames(thumb, CAL, "cam1") if f.state.value == "fist_on_table"]
+    assert got == [(t, "thumb_up") for t in (0.0, 0.2, 0.4)]
